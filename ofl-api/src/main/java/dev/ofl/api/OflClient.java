@@ -1,0 +1,145 @@
+package dev.ofl.api;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One client connection to one server connection.
+ *
+ * <p><b>Use:</b> register destination regions once ({@link #registerRegion}); per request, write the
+ * payload in place into {@link #requestPayload()}, describe where the response goes with
+ * {@link ResponseRanges}, {@link #submit} it and {@link #await} its ticket against a deadline.
+ * {@link #call} does both.
+ *
+ * <p><b>Threading:</b> a client is used by one thread at a time; it is not thread-safe.
+ * Requests on one connection are handled by the server in submission order.
+ *
+ * <p><b>Timeouts are fatal:</b> when {@code await} returns {@link OflStatus#TIMED_OUT}, the
+ * connection was broken before it returned, so no late byte lands in any range afterwards; the
+ * client then refuses work with {@link OflConnectionException} until {@link #reconnect()}.
+ *
+ * <p><b>Ownership:</b> the client owns its request payload areas (native memory, freed by
+ * {@link #close()}); the caller owns registered regions and must keep them alive until the client
+ * is closed.
+ */
+public interface OflClient extends AutoCloseable {
+
+    /**
+     * Registers host memory as a destination for response bytes. Registration happens once; the
+     * region stays valid across {@link #reconnect()} (a backend re-registers it with the new
+     * connection) until the client is closed.
+     *
+     * @param segment a native (off-heap) segment the caller keeps alive until the client is closed
+     * @return the region handle to name in {@link ResponseRanges}
+     * @throws IllegalArgumentException if the segment is not native
+     * @throws OflException if the backend cannot register it (for RDMA the message names the fix,
+     *     for example the memlock limit)
+     */
+    Region registerRegion(MemorySegment segment);
+
+    /**
+     * The payload area the next {@link #submit} sends: write the request there, in place, then
+     * submit with its length. The area is part of a send slot; each slot's address stays the same
+     * for the client's life, across reconnects. With several requests in flight, each submit moves
+     * to the next slot, so call this again before writing each request.
+     *
+     * @return a segment of {@link Limits#maxRequestBytes()} bytes
+     */
+    MemorySegment requestPayload();
+
+    /**
+     * Sends a request whose payload was written into {@link #requestPayload()}.
+     *
+     * @param op the operation code, passed to the server's handler as is
+     * @param generation the caller's generation value, passed to the handler as is
+     * @param payloadLength how many bytes of the payload area to send, {@code 0..maxRequestBytes}
+     * @param ranges where the response goes; copied, so the caller may reuse it at once
+     * @return a ticket ({@code >= 0}) for {@link #await}, or {@link OflStatus#IN_FLIGHT_FULL}
+     *     when the negotiated number of requests is in flight (nothing was sent)
+     * @throws IllegalArgumentException if the payload length or ranges exceed the negotiated
+     *     limits, or a range's region is not registered with this client (nothing was sent)
+     * @throws OflConnectionException if the connection is broken
+     */
+    long submit(int op, long generation, int payloadLength, ResponseRanges ranges);
+
+    /**
+     * Waits for a ticket's outcome until a deadline.
+     *
+     * @param ticket a ticket from {@link #submit} not awaited before
+     * @param deadlineNs the instant, on {@link #clock()}, after which to give up
+     * @param completion filled with the outcome
+     * @return {@link OflStatus#OK}, {@link OflStatus#REFUSED}, {@link OflStatus#HANDLER_FAILED}
+     *     or {@link OflStatus#TIMED_OUT} (the connection is then broken)
+     * @throws IllegalArgumentException if the ticket is not outstanding
+     * @throws OflConnectionException if the connection broke (peer death, protocol violation) or
+     *     was broken before
+     */
+    int await(long ticket, long deadlineNs, Completion completion);
+
+    /**
+     * Submits and awaits one request: {@code submit} then {@code await}.
+     *
+     * @param op the operation code
+     * @param generation the caller's generation value
+     * @param payloadLength bytes of {@link #requestPayload()} to send
+     * @param ranges where the response goes
+     * @param timeoutNs how long to wait, in nanoseconds
+     * @param completion filled with the outcome
+     * @return as {@link #await}; {@link OflStatus#IN_FLIGHT_FULL} if earlier tickets fill the
+     *     in-flight capacity
+     */
+    default int call(int op, long generation, int payloadLength, ResponseRanges ranges, long timeoutNs,
+            Completion completion) {
+        long deadlineNs = clock().nanoTime() + timeoutNs;
+        long ticket = submit(op, generation, payloadLength, ranges);
+        if (ticket < 0) {
+            return (int) ticket;
+        }
+        return await(ticket, deadlineNs, completion);
+    }
+
+    /**
+     * Replaces a broken (or healthy) connection with a new one to the same server: a new bootstrap,
+     * and for RDMA a new queue pair with every region registered again. Payload areas and regions
+     * keep their addresses. Outstanding tickets are dropped.
+     *
+     * @throws OflException if the new connection cannot be made; the client stays broken
+     */
+    void reconnect();
+
+    /**
+     * Whether the connection is broken (timeout, peer loss, protocol violation) and needs
+     * {@link #reconnect()}.
+     *
+     * @return {@code true} if broken
+     */
+    boolean isBroken();
+
+    /**
+     * The limits negotiated with the server.
+     *
+     * @return the connection's limits
+     */
+    Limits limits();
+
+    /**
+     * The clock deadlines are measured on.
+     *
+     * @return the configured clock
+     */
+    NanoClock clock();
+
+    /**
+     * The backend serving this client.
+     *
+     * @return the backend's name, for example {@code "tcp"} or {@code "rdma"}
+     */
+    String backend();
+
+    /**
+     * Closes the connection and frees the payload areas. Idempotent. Outstanding tickets are
+     * dropped; registered regions are released by the transport (the caller still owns and frees
+     * their memory, after this returns).
+     */
+    @Override
+    void close();
+}

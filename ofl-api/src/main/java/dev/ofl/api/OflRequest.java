@@ -1,0 +1,44 @@
+package dev.ofl.api;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One request as a handler sees it. A view over the connection's receive buffer, valid only during
+ * {@link OflHandler#handle}; copy anything that must outlive the call.
+ */
+public interface OflRequest {
+    /**
+     * The operation code the client sent.
+     *
+     * @return the op
+     */
+    int op();
+
+    /**
+     * The generation value the client sent.
+     *
+     * @return the generation
+     */
+    long generation();
+
+    /**
+     * The request's sequence number on its connection (the client's ticket).
+     *
+     * @return the sequence, from zero per connection
+     */
+    long sequence();
+
+    /**
+     * The request payload, read-only.
+     *
+     * @return a segment of exactly the payload's length
+     */
+    MemorySegment payload();
+
+    /**
+     * The most response bytes the client's ranges can take.
+     *
+     * @return the response capacity in bytes
+     */
+    long responseCapacity();
+}

@@ -1,0 +1,223 @@
+package dev.ofl.api;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Everything a server needs. Immutable; build with {@link #builder()}.
+ *
+ * <table>
+ * <caption>Settings and defaults</caption>
+ * <tr><th>setting</th><th>default</th><th>meaning</th></tr>
+ * <tr><td>backend</td><td>{@code "tcp"}</td><td>{@code "tcp"} or {@code "rdma"}</td></tr>
+ * <tr><td>bind</td><td>(required)</td><td>an explicit local address; a wildcard is refused; port 0 picks one</td></tr>
+ * <tr><td>serviceName</td><td>(required)</td><td>clients must name the same</td></tr>
+ * <tr><td>limits</td><td>{@link Limits#SERVER_DEFAULTS}</td><td>the most a client may propose</td></tr>
+ * <tr><td>maxConnections</td><td>64</td><td>further clients are refused with a reason</td></tr>
+ * <tr><td>bootstrapTimeout</td><td>5 s</td><td>a client that has not finished its bootstrap by then is dropped</td></tr>
+ * <tr><td>drainTimeout</td><td>5 s</td><td>how long {@code close()} lets running handlers finish</td></tr>
+ * <tr><td>waitMode</td><td>{@link WaitMode#BLOCKING}</td><td>how connection threads wait for requests</td></tr>
+ * <tr><td>idleStrategy</td><td>{@link IdleStrategy#BUSY_SPIN}</td><td>between empty polls in busy-poll mode</td></tr>
+ * <tr><td>properties</td><td>empty</td><td>backend-specific settings</td></tr>
+ * </table>
+ *
+ * @param backend the backend's name
+ * @param bind the explicit address to listen on
+ * @param serviceName the service clients must name
+ * @param limits the maxima accepted from clients
+ * @param maxConnections the most concurrent connections
+ * @param bootstrapTimeout bound on a client's bootstrap
+ * @param drainTimeout bound on {@code close()} waiting for handlers
+ * @param waitMode how connection threads wait
+ * @param idleStrategy what busy polling does between empty polls
+ * @param properties backend-specific settings
+ */
+public record ServerConfig(String backend, InetSocketAddress bind, String serviceName, Limits limits,
+        int maxConnections, Duration bootstrapTimeout, Duration drainTimeout, WaitMode waitMode,
+        IdleStrategy idleStrategy, Map<String, String> properties) {
+
+    /**
+     * Validates the settings.
+     *
+     * @throws IllegalArgumentException naming a missing or invalid setting, including a wildcard
+     *     bind address
+     */
+    public ServerConfig {
+        Objects.requireNonNull(backend, "backend");
+        if (bind == null) {
+            throw new IllegalArgumentException("bind address must be set to an explicit local address");
+        }
+        if (bind.isUnresolved()) {
+            throw new IllegalArgumentException("bind address " + bind + " is unresolved");
+        }
+        if (bind.getAddress().isAnyLocalAddress()) {
+            throw new IllegalArgumentException("bind address " + bind.getAddress().getHostAddress()
+                    + " is a wildcard; bind the intended direct-link address explicitly");
+        }
+        ServiceName.check(serviceName);
+        Objects.requireNonNull(limits, "limits");
+        if (maxConnections < 1) {
+            throw new IllegalArgumentException("maxConnections must be at least 1, was " + maxConnections);
+        }
+        positive("bootstrapTimeout", bootstrapTimeout);
+        positive("drainTimeout", drainTimeout);
+        Objects.requireNonNull(waitMode, "waitMode");
+        Objects.requireNonNull(idleStrategy, "idleStrategy");
+        properties = Map.copyOf(properties);
+    }
+
+    private static void positive(String name, Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive, was " + value);
+        }
+    }
+
+    /**
+     * Starts a builder with every default.
+     *
+     * @return a new builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builds a {@link ServerConfig}. Not thread-safe. */
+    public static final class Builder {
+        private String backend = "tcp";
+        private InetSocketAddress bind;
+        private String serviceName;
+        private Limits limits = Limits.SERVER_DEFAULTS;
+        private int maxConnections = 64;
+        private Duration bootstrapTimeout = Duration.ofSeconds(5);
+        private Duration drainTimeout = Duration.ofSeconds(5);
+        private WaitMode waitMode = WaitMode.BLOCKING;
+        private IdleStrategy idleStrategy = IdleStrategy.BUSY_SPIN;
+        private Map<String, String> properties = Map.of();
+
+        private Builder() {
+        }
+
+        /**
+         * Names the backend.
+         *
+         * @param backend {@code "tcp"} or {@code "rdma"}
+         * @return this builder
+         */
+        public Builder backend(String backend) {
+            this.backend = backend;
+            return this;
+        }
+
+        /**
+         * Sets the address to listen on.
+         *
+         * @param bind an explicit local address; port 0 picks a free port
+         * @return this builder
+         */
+        public Builder bind(InetSocketAddress bind) {
+            this.bind = bind;
+            return this;
+        }
+
+        /**
+         * Sets the service name.
+         *
+         * @param serviceName 1 to 64 bytes of UTF-8
+         * @return this builder
+         */
+        public Builder serviceName(String serviceName) {
+            this.serviceName = serviceName;
+            return this;
+        }
+
+        /**
+         * Sets the maxima accepted from clients.
+         *
+         * @param limits the maxima
+         * @return this builder
+         */
+        public Builder limits(Limits limits) {
+            this.limits = limits;
+            return this;
+        }
+
+        /**
+         * Caps concurrent connections.
+         *
+         * @param maxConnections at least one
+         * @return this builder
+         */
+        public Builder maxConnections(int maxConnections) {
+            this.maxConnections = maxConnections;
+            return this;
+        }
+
+        /**
+         * Bounds a client's bootstrap.
+         *
+         * @param bootstrapTimeout a positive duration
+         * @return this builder
+         */
+        public Builder bootstrapTimeout(Duration bootstrapTimeout) {
+            this.bootstrapTimeout = bootstrapTimeout;
+            return this;
+        }
+
+        /**
+         * Bounds how long {@code close()} waits for running handlers.
+         *
+         * @param drainTimeout a positive duration
+         * @return this builder
+         */
+        public Builder drainTimeout(Duration drainTimeout) {
+            this.drainTimeout = drainTimeout;
+            return this;
+        }
+
+        /**
+         * Sets how connection threads wait for requests.
+         *
+         * @param waitMode busy poll or blocking
+         * @return this builder
+         */
+        public Builder waitMode(WaitMode waitMode) {
+            this.waitMode = waitMode;
+            return this;
+        }
+
+        /**
+         * Sets what busy polling does between empty polls.
+         *
+         * @param idleStrategy the strategy
+         * @return this builder
+         */
+        public Builder idleStrategy(IdleStrategy idleStrategy) {
+            this.idleStrategy = idleStrategy;
+            return this;
+        }
+
+        /**
+         * Sets backend-specific properties.
+         *
+         * @param properties names and values, as documented by the backend
+         * @return this builder
+         */
+        public Builder properties(Map<String, String> properties) {
+            this.properties = properties;
+            return this;
+        }
+
+        /**
+         * Builds and validates the configuration.
+         *
+         * @return the configuration
+         * @throws IllegalArgumentException naming a missing or invalid setting
+         */
+        public ServerConfig build() {
+            return new ServerConfig(backend, bind, serviceName, limits, maxConnections, bootstrapTimeout,
+                    drainTimeout, waitMode, idleStrategy, properties);
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package dev.ofl.api.wire;
+
+import dev.ofl.api.Limits;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The one place where data-path messages read from the wire are checked against the protocol and
+ * the negotiated limits, before any field is used. Each check throws {@link ProtocolException}
+ * naming the field and its value. Allocation-free unless it throws.
+ */
+public final class MessageChecks {
+    private MessageChecks() {
+    }
+
+    private static void common(MessageHeader header) throws ProtocolException {
+        if (header.magic() != MessageHeader.MAGIC) {
+            throw new ProtocolException("magic", Integer.toUnsignedLong(header.magic()),
+                    "expected 0x" + Integer.toHexString(MessageHeader.MAGIC) + " (\"OFL1\")");
+        }
+        if (header.version() != MessageHeader.VERSION) {
+            throw new ProtocolException("version", header.version(), "expected " + MessageHeader.VERSION);
+        }
+        if (header.flags() != 0) {
+            throw new ProtocolException("flags", header.flags(), "must be zero in version 1");
+        }
+        if (header.reserved0() != 0) {
+            throw new ProtocolException("reserved (offset 34)", header.reserved0(), "must be zero");
+        }
+        if (header.reserved1() != 0) {
+            throw new ProtocolException("reserved (offset 44)", header.reserved1(), "must be zero");
+        }
+    }
+
+    /**
+     * Checks a REQUEST header (server side).
+     *
+     * @param header the header read
+     * @param limits the negotiated limits
+     * @param expectedSequence the sequence the next request must carry
+     * @return the whole message's length: header, padded payload and range descriptors
+     * @throws ProtocolException naming the first field that fails
+     */
+    public static long checkRequest(MessageHeader header, Limits limits, long expectedSequence)
+            throws ProtocolException {
+        common(header);
+        if (header.type() != MessageType.REQUEST) {
+            throw new ProtocolException("type", header.type(), "a client sends only REQUEST (1)");
+        }
+        if (header.sequence() != expectedSequence) {
+            throw new ProtocolException("sequence", header.sequence(), "expected " + expectedSequence);
+        }
+        if (header.payloadLength() > limits.maxRequestBytes()) {
+            throw new ProtocolException("payload length", header.payloadLength(),
+                    "exceeds the negotiated maxRequestBytes " + limits.maxRequestBytes());
+        }
+        if (header.rangeCount() > limits.maxRanges()) {
+            throw new ProtocolException("range count", header.rangeCount(),
+                    "exceeds the negotiated maxRanges " + limits.maxRanges());
+        }
+        if (header.status() != 0 || header.handlerStatus() != 0) {
+            throw new ProtocolException("status", header.status() | header.handlerStatus(),
+                    "a REQUEST carries zero status fields");
+        }
+        if (header.responseOffset() != 0 || header.responseLength() != 0) {
+            throw new ProtocolException("response offset/length", header.responseOffset() | header.responseLength(),
+                    "a REQUEST carries zero response fields");
+        }
+        return MessageHeader.requestLength((int) header.payloadLength(), header.rangeCount());
+    }
+
+    /**
+     * Checks a REQUEST's range descriptors (server side).
+     *
+     * @param message the buffer holding the whole request
+     * @param headerOffset where its header starts
+     * @param header the checked header
+     * @param limits the negotiated limits
+     * @return the response capacity: the sum of the range lengths
+     * @throws ProtocolException naming the first range that fails
+     */
+    public static long checkRanges(MemorySegment message, long headerOffset, MessageHeader header, Limits limits)
+            throws ProtocolException {
+        long at = headerOffset + MessageHeader.rangesOffset((int) header.payloadLength());
+        long total = 0;
+        for (int i = 0; i < header.rangeCount(); i++, at += RangeDescriptor.LENGTH) {
+            long length = RangeDescriptor.length(message, at);
+            if (length == 0) {
+                throw new ProtocolException("range[" + i + "].length", length, "must be at least 1");
+            }
+            total += length;
+            if (total > limits.maxResponseBytes()) {
+                throw new ProtocolException("range[" + i + "].length", length,
+                        "makes the ranges exceed the negotiated maxResponseBytes " + limits.maxResponseBytes());
+            }
+        }
+        return total;
+    }
+
+    /**
+     * Checks a DATA or RESPONSE header (client side) for the oldest outstanding request.
+     *
+     * @param header the header read
+     * @param expectedSequence the oldest outstanding request's sequence
+     * @param received response bytes already received for it
+     * @param capacity its ranges' total length
+     * @return the header's type, {@link MessageType#DATA} or {@link MessageType#RESPONSE}
+     * @throws ProtocolException naming the first field that fails
+     */
+    public static int checkServerMessage(MessageHeader header, long expectedSequence, long received, long capacity)
+            throws ProtocolException {
+        common(header);
+        int type = header.type();
+        if (type != MessageType.DATA && type != MessageType.RESPONSE) {
+            throw new ProtocolException("type", type, "a server sends DATA (2) or RESPONSE (3)");
+        }
+        if (header.sequence() != expectedSequence) {
+            throw new ProtocolException("sequence", header.sequence(),
+                    "expected the oldest outstanding request, " + expectedSequence);
+        }
+        if (header.rangeCount() != 0) {
+            throw new ProtocolException("range count", header.rangeCount(), "must be zero from a server");
+        }
+        if (type == MessageType.DATA) {
+            long length = header.payloadLength();
+            if (header.responseOffset() != received) {
+                throw new ProtocolException("response offset", header.responseOffset(),
+                        "pieces arrive in order; expected " + received);
+            }
+            if (length == 0 || length > capacity - received) {
+                throw new ProtocolException("payload length", length,
+                        "a piece must be 1.." + (capacity - received) + " bytes (the ranges' space left)");
+            }
+            return type;
+        }
+        if (header.payloadLength() != 0) {
+            throw new ProtocolException("payload length", header.payloadLength(), "a RESPONSE carries no payload");
+        }
+        int status = header.status();
+        switch (status) {
+            case WireStatus.OK -> {
+                if (header.responseLength() != received) {
+                    throw new ProtocolException("response length", header.responseLength(),
+                            "does not match the " + received + " bytes received");
+                }
+                if (header.handlerStatus() != 0) {
+                    throw new ProtocolException("handler status", header.handlerStatus(), "must be zero with OK");
+                }
+            }
+            case WireStatus.REFUSED -> {
+                if (header.handlerStatus() == 0) {
+                    throw new ProtocolException("handler status", 0, "a refusal carries a non-zero status");
+                }
+                if (header.responseLength() != 0) {
+                    throw new ProtocolException("response length", header.responseLength(), "a refusal has none");
+                }
+            }
+            case WireStatus.HANDLER_FAILED -> {
+                if (header.responseLength() != 0) {
+                    throw new ProtocolException("response length", header.responseLength(), "a failure has none");
+                }
+            }
+            default -> throw new ProtocolException("status", status, "not a known wire status");
+        }
+        return type;
+    }
+}

@@ -1,0 +1,26 @@
+package dev.ofl.api.wire;
+
+/** Values of a bootstrap body's {@code transport} field. */
+public final class TransportKind {
+    /** Data path over the bootstrap TCP connection itself. */
+    public static final int TCP = 1;
+    /** Data path over an RDMA RC queue pair; the TCP connection stays open for liveness. */
+    public static final int RDMA = 2;
+
+    private TransportKind() {
+    }
+
+    /**
+     * Names a transport value.
+     *
+     * @param kind the value
+     * @return {@code "tcp"}, {@code "rdma"} or {@code "unknown(n)"}
+     */
+    public static String name(int kind) {
+        return switch (kind) {
+            case TCP -> "tcp";
+            case RDMA -> "rdma";
+            default -> "unknown(" + kind + ")";
+        };
+    }
+}

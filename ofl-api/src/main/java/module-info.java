@@ -1,0 +1,16 @@
+/**
+ * The ofl API: a client asks a neighbour server {@code (op, generation, payload)} and gets back
+ * {@code (status, bytes)}, with the bytes placed straight into memory the caller registered.
+ *
+ * <p>Applications use {@link dev.ofl.api}; transport backends implement {@link dev.ofl.api.spi}
+ * and share the wire codec in {@link dev.ofl.api.wire}.
+ */
+module dev.ofl.api {
+    requires org.slf4j;
+
+    exports dev.ofl.api;
+    exports dev.ofl.api.spi;
+    exports dev.ofl.api.wire;
+
+    uses dev.ofl.api.spi.OflBackend;
+}

@@ -1,0 +1,410 @@
+package dev.ofl.tcp;
+
+import dev.ofl.api.Limits;
+import dev.ofl.api.OflConnectionException;
+import dev.ofl.api.OflRequest;
+import dev.ofl.api.OflResponse;
+import dev.ofl.api.ServerConfig;
+import dev.ofl.api.WaitMode;
+import dev.ofl.api.wire.Bootstrap;
+import dev.ofl.api.wire.MessageChecks;
+import dev.ofl.api.wire.MessageHeader;
+import dev.ofl.api.wire.MessageType;
+import dev.ofl.api.wire.ProtocolException;
+import dev.ofl.api.wire.RefusalCode;
+import dev.ofl.api.wire.TransportKind;
+import dev.ofl.api.wire.WireStatus;
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SocketChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One server-side connection, run on its own thread: bootstrap, then read a request, run the
+ * handler, send its response, in order, until the client leaves or the server closes.
+ *
+ * <p>Memory: the receive and response buffers belong to a confined arena of this thread, freed
+ * when the thread ends.
+ */
+final class TcpServerConnection implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(TcpServerConnection.class);
+    /** Committed bytes are held back until this many are pending, so small pieces travel together. */
+    static final int FLUSH_BYTES = 16 << 10;
+    private static final int SOCKET_BUFFER_BYTES = 4 << 20;
+
+    private final TcpServer server;
+    private final ServerConfig config;
+    private final SocketChannel channel;
+    private final long id;
+    private final String peer;
+    private volatile Thread thread;
+    private volatile boolean inHandler;
+    private boolean admitted;
+
+    private Limits limits;
+    private MemorySegment rx;
+    private ByteBuffer rxBuffer;
+    private int rxEnd;
+    private final MessageHeader header = new MessageHeader();
+    private final Request request = new Request();
+    private final Response response = new Response();
+
+    TcpServerConnection(TcpServer server, SocketChannel channel, long id) {
+        this.server = server;
+        this.config = server.config();
+        this.channel = channel;
+        this.id = id;
+        this.peer = TcpServer.remote(channel);
+    }
+
+    long id() {
+        return id;
+    }
+
+    @Override
+    public void run() {
+        thread = Thread.currentThread();
+        try (Arena arena = Arena.ofConfined()) {
+            if (!bootstrap()) {
+                return;
+            }
+            allocate(arena);
+            serve();
+        } catch (ProtocolException e) {
+            LOG.warn("closing connection {} from {}: {}", id, peer, e.getMessage());
+        } catch (ClosedChannelException e) {
+            LOG.debug("connection {} from {} closed by the server", id, peer);
+        } catch (EOFException e) {
+            LOG.debug("connection {} from {} ended: {}", id, peer, e.getMessage());
+        } catch (IOException e) {
+            LOG.info("connection {} from {} failed: {}", id, peer, e.toString());
+        } catch (OflConnectionException e) {
+            LOG.info("connection {} from {} broke while a handler wrote its response: {}", id, peer, e.getMessage());
+        } catch (RuntimeException | Error e) {
+            LOG.error("connection {} from {} ended by an unexpected failure", id, peer, e);
+        } finally {
+            BootstrapIo.closeQuietly(channel);
+            server.ended(this, admitted);
+        }
+    }
+
+    /** Runs the HELLO/WELCOME exchange; returns false if the connection was refused. */
+    private boolean bootstrap() throws IOException, ProtocolException {
+        long deadlineNs = System.nanoTime() + config.bootstrapTimeout().toNanos();
+        channel.configureBlocking(true);
+        channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+        channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER_BYTES);
+        channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER_BYTES);
+        byte[] frameBytes = BootstrapIo.readFully(channel, Bootstrap.FRAME_LENGTH, deadlineNs);
+        Bootstrap.Frame frame;
+        Bootstrap.Endpoint hello;
+        try {
+            frame = Bootstrap.decodeFrame(frameBytes, Bootstrap.HELLO);
+            if (frame.version() != MessageHeader.VERSION) {
+                return refuse(RefusalCode.VERSION_MISMATCH, "this server speaks protocol version "
+                        + MessageHeader.VERSION + ", the client " + frame.version());
+            }
+            hello = Bootstrap.decodeBody(BootstrapIo.readFully(channel, frame.bodyLength(), deadlineNs));
+        } catch (ProtocolException e) {
+            refuse(RefusalCode.MALFORMED, "malformed HELLO: " + e.getMessage());
+            throw e;
+        }
+        int critical = Bootstrap.firstCriticalExtension(hello.extensions());
+        if (critical >= 0) {
+            return refuse(RefusalCode.UNSUPPORTED_EXTENSION, "critical extension type 0x"
+                    + Integer.toHexString(critical) + " is not supported by this server");
+        }
+        if (hello.transport() != TransportKind.TCP) {
+            return refuse(RefusalCode.TRANSPORT_MISMATCH, "this server runs the tcp transport, the client asked for "
+                    + TransportKind.name(hello.transport()));
+        }
+        if (!hello.serviceName().equals(config.serviceName())) {
+            return refuse(RefusalCode.SERVICE_MISMATCH, "this server serves '" + config.serviceName()
+                    + "', the client asked for '" + hello.serviceName() + "'");
+        }
+        String exceeds = hello.limits().exceeds(config.limits());
+        if (exceeds != null) {
+            return refuse(RefusalCode.LIMITS_EXCEEDED, exceeds);
+        }
+        if (server.closing()) {
+            return refuse(RefusalCode.SHUTTING_DOWN, "the server is shutting down");
+        }
+        if (!server.admit()) {
+            return refuse(RefusalCode.SERVER_BUSY, "the server is at its cap of " + config.maxConnections()
+                    + " connections");
+        }
+        admitted = true;
+        limits = hello.limits();
+        BootstrapIo.writeFully(channel, Bootstrap.encode(Bootstrap.WELCOME,
+                Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, config.serviceName(), limits, "")));
+        LOG.debug("connection {} from {} accepted with {}", id, peer, limits);
+        return true;
+    }
+
+    private boolean refuse(RefusalCode code, String reason) {
+        LOG.warn("refusing connection {} from {}: {} ({})", id, peer, reason, code);
+        try {
+            BootstrapIo.writeFully(channel, Bootstrap.encode(Bootstrap.WELCOME,
+                    Bootstrap.Endpoint.tcp(code, config.serviceName(), config.limits(), reason)));
+        } catch (IOException e) {
+            LOG.debug("could not send the refusal to {}: {}", peer, e.toString());
+        }
+        return false;
+    }
+
+    private void allocate(Arena arena) throws IOException {
+        long rxBytes = MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges());
+        rx = arena.allocate(rxBytes, 64);
+        rxBuffer = rx.asByteBuffer();
+        response.allocate(arena, limits.maxResponseBytes());
+        if (config.waitMode() == WaitMode.BUSY_POLL) {
+            channel.configureBlocking(false);
+        }
+    }
+
+    private void serve() throws IOException, ProtocolException {
+        long sequence = 0;
+        while (!server.closing()) {
+            rxEnd = 0;
+            fill(MessageHeader.LENGTH);
+            header.wrap(rx, 0);
+            long length = MessageChecks.checkRequest(header, limits, sequence);
+            fill((int) length);
+            long capacity = MessageChecks.checkRanges(rx, 0, header, limits);
+            request.set(header, capacity);
+            response.begin(sequence, capacity);
+            int handlerStatus;
+            inHandler = true;
+            try {
+                handlerStatus = server.handler().handle(request, response);
+            } catch (OflConnectionException e) {
+                throw e;
+            } catch (Exception e) {
+                LOG.warn("handler failed on connection {} (op {}, sequence {}): {}", id, request.op(), sequence,
+                        e.toString(), e);
+                response.finish(WireStatus.HANDLER_FAILED, 0);
+                sequence++;
+                continue;
+            } finally {
+                inHandler = false;
+            }
+            if (handlerStatus == 0) {
+                response.finish(WireStatus.OK, 0);
+            } else {
+                response.finish(WireStatus.REFUSED, handlerStatus);
+            }
+            sequence++;
+        }
+    }
+
+    /** Reads until the receive buffer holds at least {@code length} bytes of the current message. */
+    private void fill(int length) throws IOException {
+        rxBuffer.limit(length).position(rxEnd);
+        while (rxBuffer.hasRemaining()) {
+            int n = channel.read(rxBuffer);
+            if (n < 0) {
+                if (rxEnd == 0 && rxBuffer.position() == 0) {
+                    throw new EOFException("the client closed the connection");
+                }
+                throw new EOFException("the client closed the connection in the middle of a request ("
+                        + rxBuffer.position() + " of " + length + " bytes)");
+            }
+            if (n == 0) {
+                config.idleStrategy().idle(0);
+            }
+        }
+        rxEnd = length;
+    }
+
+    void closeIfIdle() {
+        if (!inHandler) {
+            BootstrapIo.closeQuietly(channel);
+        }
+    }
+
+    void forceClose() {
+        BootstrapIo.closeQuietly(channel);
+    }
+
+    void join(long deadlineNs) {
+        Thread t = thread;
+        if (t == null) {
+            return;
+        }
+        long remainingMs = (deadlineNs - System.nanoTime()) / 1_000_000;
+        if (remainingMs <= 0) {
+            return;
+        }
+        try {
+            t.join(remainingMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void writeFully(ByteBuffer[] buffers, int count) throws IOException {
+        long left = 0;
+        for (int i = 0; i < count; i++) {
+            left += buffers[i].remaining();
+        }
+        while (left > 0) {
+            long n = channel.write(buffers, 0, count);
+            left -= n;
+            if (n == 0) {
+                config.idleStrategy().idle(0);
+            }
+        }
+    }
+
+    /** The request view handed to the handler; reused for every request of the connection. */
+    private final class Request implements OflRequest {
+        private int op;
+        private long generation;
+        private long sequence;
+        private long capacity;
+        private MemorySegment payload;
+
+        void set(MessageHeader h, long responseCapacity) {
+            op = h.op();
+            generation = h.generation();
+            sequence = h.sequence();
+            capacity = responseCapacity;
+            long length = h.payloadLength();
+            // Same length as last time is the steady state: keep the slice and allocate nothing.
+            if (payload == null || payload.byteSize() != length) {
+                payload = rx.asSlice(MessageHeader.LENGTH, length).asReadOnly();
+            }
+        }
+
+        @Override
+        public int op() {
+            return op;
+        }
+
+        @Override
+        public long generation() {
+            return generation;
+        }
+
+        @Override
+        public long sequence() {
+            return sequence;
+        }
+
+        @Override
+        public MemorySegment payload() {
+            return payload;
+        }
+
+        @Override
+        public long responseCapacity() {
+            return capacity;
+        }
+    }
+
+    /** The response writer handed to the handler; reused for every request of the connection. */
+    private final class Response implements OflResponse {
+        private MemorySegment staging;
+        private ByteBuffer stagingBuffer;
+        private MemorySegment view;
+        private MemorySegment headers;
+        private ByteBuffer dataHeaderBuffer;
+        private ByteBuffer responseHeaderBuffer;
+        private final MessageHeader out = new MessageHeader();
+        private final ByteBuffer[] gather = new ByteBuffer[3];
+        private long sequence;
+        private long capacity;
+        private long committed;
+        private long flushed;
+
+        void allocate(Arena arena, int maxResponseBytes) {
+            staging = arena.allocate(Math.max(1, maxResponseBytes), 64);
+            stagingBuffer = staging.asByteBuffer();
+            headers = arena.allocate(2L * MessageHeader.LENGTH, 64);
+            dataHeaderBuffer = headers.asSlice(0, MessageHeader.LENGTH).asByteBuffer();
+            responseHeaderBuffer = headers.asSlice(MessageHeader.LENGTH, MessageHeader.LENGTH).asByteBuffer();
+        }
+
+        void begin(long requestSequence, long responseCapacity) {
+            sequence = requestSequence;
+            capacity = responseCapacity;
+            committed = 0;
+            flushed = 0;
+            if (view == null || view.byteSize() != capacity) {
+                view = staging.asSlice(0, capacity);
+            }
+        }
+
+        @Override
+        public MemorySegment buffer() {
+            return view;
+        }
+
+        @Override
+        public long capacity() {
+            return capacity;
+        }
+
+        @Override
+        public long committed() {
+            return committed;
+        }
+
+        @Override
+        public void commit(long length) {
+            if (length < 0 || length > capacity - committed) {
+                throw new IllegalArgumentException("committing " + length + " bytes after " + committed
+                        + " exceeds the client's capacity of " + capacity + " bytes");
+            }
+            committed += length;
+            if (committed - flushed >= FLUSH_BYTES) {
+                try {
+                    send(false, 0, 0);
+                } catch (IOException e) {
+                    throw new OflConnectionException("sending a response piece to " + peer + " failed: " + e, e);
+                }
+            }
+        }
+
+        /** Sends pending data as one DATA piece, and with {@code last} the RESPONSE after it. */
+        void finish(int status, int handlerStatus) throws IOException {
+            if (status != WireStatus.OK) {
+                // A refusal carries no data: drop what was not sent yet.
+                committed = flushed;
+            }
+            send(true, status, handlerStatus);
+        }
+
+        private void send(boolean last, int status, int handlerStatus) throws IOException {
+            int count = 0;
+            if (committed > flushed) {
+                out.wrap(headers, 0).reset(MessageType.DATA, sequence)
+                        .payloadLength((int) (committed - flushed))
+                        .responseOffset(flushed);
+                dataHeaderBuffer.clear();
+                stagingBuffer.limit((int) committed).position((int) flushed);
+                gather[count++] = dataHeaderBuffer;
+                gather[count++] = stagingBuffer;
+            }
+            if (last) {
+                out.wrap(headers, MessageHeader.LENGTH).reset(MessageType.RESPONSE, sequence)
+                        .status(status)
+                        .handlerStatus(handlerStatus)
+                        .responseLength(status == WireStatus.OK ? committed : 0);
+                responseHeaderBuffer.clear();
+                gather[count++] = responseHeaderBuffer;
+            }
+            if (count > 0) {
+                writeFully(gather, count);
+            }
+            flushed = committed;
+        }
+    }
+}
