@@ -26,6 +26,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -245,8 +246,9 @@ final class TcpClient implements OflClient {
                 .payloadLength(payloadLength)
                 .rangeCount(count);
         long rangesOffset = MessageHeader.rangesOffset(payloadLength);
-        message.asSlice(MessageHeader.LENGTH + payloadLength, rangesOffset - MessageHeader.LENGTH - payloadLength)
-                .fill((byte) 0);
+        for (long pad = MessageHeader.LENGTH + payloadLength; pad < rangesOffset; pad++) {
+            message.set(ValueLayout.JAVA_BYTE, pad, (byte) 0);
+        }
         for (int i = 0; i < count; i++) {
             slot.regionIds[i] = ranges.region(i).id();
             slot.offsets[i] = ranges.offset(i);

@@ -7,6 +7,7 @@ import dev.ofl.api.OflResponse;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
 import dev.ofl.api.wire.Bootstrap;
+import dev.ofl.api.wire.HelloCheck;
 import dev.ofl.api.wire.MessageChecks;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.MessageType;
@@ -107,31 +108,18 @@ final class TcpServerConnection implements Runnable {
         Bootstrap.Endpoint hello;
         try {
             frame = Bootstrap.decodeFrame(frameBytes, Bootstrap.HELLO);
-            if (frame.version() != MessageHeader.VERSION) {
-                return refuse(RefusalCode.VERSION_MISMATCH, "this server speaks protocol version "
-                        + MessageHeader.VERSION + ", the client " + frame.version());
+            HelloCheck version = HelloCheck.version(frame.version());
+            if (!version.accepted()) {
+                return refuse(version.code(), version.reason());
             }
             hello = Bootstrap.decodeBody(BootstrapIo.readFully(channel, frame.bodyLength(), deadlineNs));
         } catch (ProtocolException e) {
             refuse(RefusalCode.MALFORMED, "malformed HELLO: " + e.getMessage());
             throw e;
         }
-        int critical = Bootstrap.firstCriticalExtension(hello.extensions());
-        if (critical >= 0) {
-            return refuse(RefusalCode.UNSUPPORTED_EXTENSION, "critical extension type 0x"
-                    + Integer.toHexString(critical) + " is not supported by this server");
-        }
-        if (hello.transport() != TransportKind.TCP) {
-            return refuse(RefusalCode.TRANSPORT_MISMATCH, "this server runs the tcp transport, the client asked for "
-                    + TransportKind.name(hello.transport()));
-        }
-        if (!hello.serviceName().equals(config.serviceName())) {
-            return refuse(RefusalCode.SERVICE_MISMATCH, "this server serves '" + config.serviceName()
-                    + "', the client asked for '" + hello.serviceName() + "'");
-        }
-        String exceeds = hello.limits().exceeds(config.limits());
-        if (exceeds != null) {
-            return refuse(RefusalCode.LIMITS_EXCEEDED, exceeds);
+        HelloCheck check = HelloCheck.body(hello, TransportKind.TCP, config.serviceName(), config.limits());
+        if (!check.accepted()) {
+            return refuse(check.code(), check.reason());
         }
         if (server.closing()) {
             return refuse(RefusalCode.SHUTTING_DOWN, "the server is shutting down");

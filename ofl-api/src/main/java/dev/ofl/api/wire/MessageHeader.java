@@ -162,7 +162,10 @@ public final class MessageHeader {
      * @return this flyweight
      */
     public MessageHeader reset(int type, long sequence) {
-        buffer.asSlice(base, LENGTH).fill((byte) 0);
+        // Eight stores rather than a slice and fill: this runs per message and must not allocate.
+        for (int at = 0; at < LENGTH; at += 8) {
+            buffer.set(U64_LE, base + at, 0L);
+        }
         buffer.set(U32_LE, base + MAGIC_OFFSET, MAGIC);
         buffer.set(U8, base + VERSION_OFFSET, (byte) VERSION);
         buffer.set(U8, base + TYPE_OFFSET, (byte) type);

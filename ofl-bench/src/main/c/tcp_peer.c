@@ -1,0 +1,173 @@
+/*
+ * tcp_peer: a plain C TCP request/response client and server, the baseline the ofl TCP backend is
+ * measured against. Same shape as ofl's cases: the client sends a 64-byte request naming the
+ * response length; the server answers with that many bytes (derived from the iteration); the
+ * client reads them all and checks every byte.
+ *
+ *   tcp_peer server ADDR PORT busy|blocking
+ *   tcp_peer client ADDR PORT busy|blocking RESPONSE_BYTES ITERATIONS WARMUP
+ *
+ * Prints p50/p99/p99.9/max in microseconds and MB/s (response bytes / mean RTT).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static int busy;
+
+static void die(const char *what) {
+    perror(what);
+    exit(2);
+}
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int read_fully(int fd, void *buf, size_t len) {
+    size_t at = 0;
+    while (at < len) {
+        ssize_t n = recv(fd, (char *)buf + at, len - at, busy ? MSG_DONTWAIT : 0);
+        if (n > 0) {
+            at += (size_t)n;
+        } else if (n == 0) {
+            return -1;
+        } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int write_fully(int fd, const void *buf, size_t len) {
+    size_t at = 0;
+    while (at < len) {
+        ssize_t n = send(fd, (const char *)buf + at, len - at, MSG_NOSIGNAL);
+        if (n > 0) {
+            at += (size_t)n;
+        } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void tune(int fd) {
+    int one = 1, size = 4 << 20;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+}
+
+/* Every 256-byte row starts with the iteration and row number; the rest is a fixed pattern, so
+ * the server prepares a response at memory speed and the client can still check every byte. */
+static unsigned char base_byte(uint64_t i) {
+    return (unsigned char)(i * 7 + (i >> 8));
+}
+
+static void stamp(unsigned char *buf, uint64_t len, uint64_t iteration) {
+    for (uint64_t row = 0; row * 256 + 16 <= len; row++) {
+        memcpy(buf + row * 256, &iteration, 8);
+        memcpy(buf + row * 256 + 8, &row, 8);
+    }
+}
+
+static uint64_t check(const unsigned char *buf, uint64_t len, uint64_t iteration) {
+    uint64_t bad = 0;
+    for (uint64_t i = 0; i < len; i++) {
+        uint64_t row = i / 256, at = i % 256;
+        unsigned char want;
+        if (at < 8 && row * 256 + 16 <= len) {
+            want = (unsigned char)(iteration >> (8 * at));
+        } else if (at < 16 && row * 256 + 16 <= len) {
+            want = (unsigned char)(row >> (8 * (at - 8)));
+        } else {
+            want = base_byte(i);
+        }
+        bad += buf[i] != want;
+    }
+    return bad;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 5) {
+        fprintf(stderr, "usage: %s server ADDR PORT busy|blocking | client ADDR PORT busy|blocking BYTES ITER WARMUP\n",
+                argv[0]);
+        return 2;
+    }
+    busy = strcmp(argv[4], "busy") == 0;
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[3]))};
+    if (inet_pton(AF_INET, argv[2], &addr.sin_addr) != 1) die("inet_pton");
+    if (strcmp(argv[1], "server") == 0) {
+        int ls = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+        setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (bind(ls, (struct sockaddr *)&addr, sizeof addr) || listen(ls, 4)) die("bind/listen");
+        int fd = accept(ls, NULL, NULL);
+        if (fd < 0) die("accept");
+        tune(fd);
+        unsigned char req[64];
+        size_t cap = 0;
+        unsigned char *resp = NULL;
+        while (read_fully(fd, req, sizeof req) == 0) {
+            uint64_t len, iteration;
+            memcpy(&len, req, 8);
+            memcpy(&iteration, req + 8, 8);
+            if (len > (64u << 20)) break;
+            if (len > cap) {
+                resp = realloc(resp, len);
+                for (uint64_t i = 0; i < len; i++) resp[i] = base_byte(i);
+                cap = len;
+            }
+            stamp(resp, len, iteration);
+            if (write_fully(fd, resp, len)) break;
+        }
+        return 0;
+    }
+    uint64_t len = strtoull(argv[5], NULL, 10), iterations = strtoull(argv[6], NULL, 10),
+             warmup = strtoull(argv[7], NULL, 10);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    tune(fd);
+    for (int tries = 0; connect(fd, (struct sockaddr *)&addr, sizeof addr); tries++) {
+        if (tries > 200) die("connect");
+        usleep(10000);
+    }
+    unsigned char *resp = malloc(len ? len : 1);
+    uint64_t *rtt = malloc(iterations * sizeof *rtt), mismatches = 0, total_ns = 0;
+    for (uint64_t it = 0; it < warmup + iterations; it++) {
+        unsigned char req[64] = {0};
+        memcpy(req, &len, 8);
+        memcpy(req + 8, &it, 8);
+        uint64_t t0 = now_ns();
+        if (write_fully(fd, req, sizeof req) || read_fully(fd, resp, len)) die("exchange");
+        uint64_t t1 = now_ns();
+        mismatches += check(resp, len, it);
+        if (it >= warmup) {
+            rtt[it - warmup] = t1 - t0;
+            total_ns += t1 - t0;
+        }
+    }
+    qsort(rtt, iterations, sizeof *rtt, cmp_u64);
+    double mean_ns = (double)total_ns / (double)iterations;
+    printf("c-tcp %-8s bytes=%-9llu n=%llu p50=%.1fus p99=%.1fus p99.9=%.1fus max=%.1fus MB/s=%.0f mismatches=%llu\n",
+           busy ? "busy" : "blocking", (unsigned long long)len, (unsigned long long)iterations,
+           rtt[iterations / 2] / 1e3, rtt[iterations * 99 / 100] / 1e3, rtt[iterations * 999 / 1000] / 1e3,
+           rtt[iterations - 1] / 1e3, len / (mean_ns / 1e9) / 1e6, (unsigned long long)mismatches);
+    close(fd);
+    return mismatches != 0;
+}
