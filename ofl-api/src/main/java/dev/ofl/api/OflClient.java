@@ -57,7 +57,9 @@ public interface OflClient extends AutoCloseable {
      *     when the negotiated number of requests is in flight (nothing was sent)
      * @throws IllegalArgumentException if the payload length or ranges exceed the negotiated
      *     limits, or a range's region is not registered with this client (nothing was sent)
-     * @throws OflConnectionException if the connection is broken
+     * @throws OflConnectionException if the connection is broken, or sending stalled for longer
+     *     than {@link ClientConfig#connectTimeout()} (the client is then broken)
+     * @throws IllegalStateException if the client is closed
      */
     long submit(int op, long generation, int payloadLength, ResponseRanges ranges);
 
@@ -70,6 +72,7 @@ public interface OflClient extends AutoCloseable {
      * @return {@link OflStatus#OK}, {@link OflStatus#REFUSED}, {@link OflStatus#HANDLER_FAILED}
      *     or {@link OflStatus#TIMED_OUT} (the connection is then broken)
      * @throws IllegalArgumentException if the ticket is not outstanding
+     * @throws IllegalStateException if the client is closed
      * @throws OflConnectionException if the connection broke (peer death, protocol violation) or
      *     was broken before
      */

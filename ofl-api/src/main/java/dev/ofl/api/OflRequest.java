@@ -22,9 +22,10 @@ public interface OflRequest {
     long generation();
 
     /**
-     * The request's sequence number on its connection (the client's ticket).
+     * The request's sequence number on its connection: zero for the first request of each
+     * connection, one more for each next request.
      *
-     * @return the sequence, from zero per connection
+     * @return the sequence
      */
     long sequence();
 

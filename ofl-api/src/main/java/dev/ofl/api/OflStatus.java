@@ -22,8 +22,9 @@ public final class OflStatus {
     public static final int HANDLER_FAILED = 2;
     /**
      * The deadline passed first. The connection was broken <em>before</em> this value was returned,
-     * so no byte of this or any other outstanding response can land afterwards; every other
-     * outstanding ticket is lost and the client stays broken until {@link OflClient#reconnect()}.
+     * so no byte of this or any other outstanding response can land afterwards. Other outstanding
+     * tickets whose responses had fully arrived can still be awaited; the rest are lost. The client
+     * stays broken until {@link OflClient#reconnect()}.
      */
     public static final int TIMED_OUT = 3;
     /**

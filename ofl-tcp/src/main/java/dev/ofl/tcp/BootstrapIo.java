@@ -38,6 +38,24 @@ final class BootstrapIo {
         return bytes;
     }
 
+    /** Reads and discards until the peer closes or the deadline passes. */
+    static void drain(SocketChannel channel, long deadlineNs) {
+        byte[] sink = new byte[4096];
+        try {
+            Socket socket = channel.socket();
+            InputStream in = socket.getInputStream();
+            long remainingNs;
+            while ((remainingNs = deadlineNs - System.nanoTime()) > 0) {
+                socket.setSoTimeout((int) Math.max(1, remainingNs / 1_000_000));
+                if (in.read(sink) < 0) {
+                    return;
+                }
+            }
+        } catch (IOException e) {
+            // The peer reset or the wait ran out: either way the connection is done.
+        }
+    }
+
     static void writeFully(SocketChannel channel, byte[] bytes) throws IOException {
         ByteBuffer buffer = ByteBuffer.wrap(bytes);
         while (buffer.hasRemaining()) {

@@ -143,15 +143,20 @@ final class TcpClient implements OflClient {
                     RefusalCode.ACCEPTED, config.serviceName(), limits, "")));
             Bootstrap.Frame frame = Bootstrap.decodeFrame(
                     BootstrapIo.readFully(ch, Bootstrap.FRAME_LENGTH, deadlineNs), Bootstrap.WELCOME);
+            if (frame.version() != MessageHeader.VERSION) {
+                throw new OflException("server " + server + " answered in protocol version " + frame.version()
+                        + "; this client speaks version " + MessageHeader.VERSION);
+            }
             Bootstrap.Endpoint welcome = Bootstrap.decodeBody(
                     BootstrapIo.readFully(ch, frame.bodyLength(), deadlineNs));
             if (welcome.status() != RefusalCode.ACCEPTED) {
                 throw new OflRefusedException(welcome.status(), "server " + server + " refused the connection ("
                         + welcome.status() + "): " + welcome.text());
             }
-            if (frame.version() != MessageHeader.VERSION) {
-                throw new OflException("server " + server + " answered in protocol version " + frame.version()
-                        + "; this client speaks version " + MessageHeader.VERSION);
+            int critical = Bootstrap.firstCriticalExtension(welcome.extensions());
+            if (critical >= 0) {
+                throw new OflException("server " + server + " requires extension type 0x"
+                        + Integer.toHexString(critical) + ", which this client does not support");
             }
             if (welcome.transport() != TransportKind.TCP || !welcome.limits().equals(limits)
                     || !welcome.serviceName().equals(config.serviceName())) {

@@ -38,6 +38,7 @@ final class TcpServerConnection implements Runnable {
     /** Committed bytes are held back until this many are pending, so small pieces travel together. */
     static final int FLUSH_BYTES = 16 << 10;
     private static final int SOCKET_BUFFER_BYTES = 4 << 20;
+    private static final long LINGER_NS = 200_000_000L;
 
     private final TcpServer server;
     private final ServerConfig config;
@@ -108,11 +109,12 @@ final class TcpServerConnection implements Runnable {
         Bootstrap.Endpoint hello;
         try {
             frame = Bootstrap.decodeFrame(frameBytes, Bootstrap.HELLO);
+            byte[] body = BootstrapIo.readFully(channel, frame.bodyLength(), deadlineNs);
             HelloCheck version = HelloCheck.version(frame.version());
             if (!version.accepted()) {
                 return refuse(version.code(), version.reason());
             }
-            hello = Bootstrap.decodeBody(BootstrapIo.readFully(channel, frame.bodyLength(), deadlineNs));
+            hello = Bootstrap.decodeBody(body);
         } catch (ProtocolException e) {
             refuse(RefusalCode.MALFORMED, "malformed HELLO: " + e.getMessage());
             throw e;
@@ -141,6 +143,10 @@ final class TcpServerConnection implements Runnable {
         try {
             BootstrapIo.writeFully(channel, Bootstrap.encode(Bootstrap.WELCOME,
                     Bootstrap.Endpoint.tcp(code, config.serviceName(), config.limits(), reason)));
+            // Closing with unread input would reset the connection and could destroy the WELCOME
+            // before the client reads it: half-close, then drain briefly.
+            channel.shutdownOutput();
+            BootstrapIo.drain(channel, System.nanoTime() + LINGER_NS);
         } catch (IOException e) {
             LOG.debug("could not send the refusal to {}: {}", peer, e.toString());
         }
