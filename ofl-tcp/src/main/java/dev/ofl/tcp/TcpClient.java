@@ -50,6 +50,8 @@ final class TcpClient implements OflClient {
     private static final int RX_BYTES = 64 << 10;
     private static final int DIRECT_READ_BYTES = 16 << 10;
     private static final int SOCKET_BUFFER_BYTES = 4 << 20;
+    /** The action form of select() skips the selected-key set, whose insertions allocate. */
+    private static final java.util.function.Consumer<SelectionKey> IGNORE_KEY = selected -> { };
 
     /** One in-flight request: its send buffer and where its response goes. */
     private static final class Slot {
@@ -296,8 +298,7 @@ final class TcpClient implements OflClient {
             }
             if (waitMode == WaitMode.BLOCKING) {
                 key.interestOps(SelectionKey.OP_WRITE);
-                selector.select(1);
-                selector.selectedKeys().clear();
+                selector.select(IGNORE_KEY, 1);
                 key.interestOps(SelectionKey.OP_READ);
             } else {
                 idle.idle(0);
@@ -363,8 +364,7 @@ final class TcpClient implements OflClient {
         long remainingNs = deadlineNs - clock.nanoTime();
         long timeoutMs = Math.max(1, (remainingNs + 999_999) / 1_000_000);
         try {
-            selector.select(timeoutMs);
-            selector.selectedKeys().clear();
+            selector.select(IGNORE_KEY, timeoutMs);
         } catch (IOException e) {
             throw broken("waiting for the server failed: " + e, e);
         }

@@ -37,6 +37,8 @@ final class TcpServerConnection implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(TcpServerConnection.class);
     /** Committed bytes are held back until this many are pending, so small pieces travel together. */
     static final int FLUSH_BYTES = 16 << 10;
+    /** A DATA header, a piece of up to FLUSH_BYTES, and the RESPONSE header. */
+    private static final int TX_BYTES = FLUSH_BYTES + 2 * MessageHeader.LENGTH;
     private static final int SOCKET_BUFFER_BYTES = 4 << 20;
     private static final long LINGER_NS = 200_000_000L;
 
@@ -243,15 +245,9 @@ final class TcpServerConnection implements Runnable {
         }
     }
 
-    private void writeFully(ByteBuffer[] buffers, int count) throws IOException {
-        long left = 0;
-        for (int i = 0; i < count; i++) {
-            left += buffers[i].remaining();
-        }
-        while (left > 0) {
-            long n = channel.write(buffers, 0, count);
-            left -= n;
-            if (n == 0) {
+    private void writeFully(ByteBuffer buffer) throws IOException {
+        while (buffer.hasRemaining()) {
+            if (channel.write(buffer) == 0) {
                 config.idleStrategy().idle(0);
             }
         }
@@ -308,11 +304,9 @@ final class TcpServerConnection implements Runnable {
         private MemorySegment staging;
         private ByteBuffer stagingBuffer;
         private MemorySegment view;
-        private MemorySegment headers;
-        private ByteBuffer dataHeaderBuffer;
-        private ByteBuffer responseHeaderBuffer;
+        private MemorySegment tx;
+        private ByteBuffer txBuffer;
         private final MessageHeader out = new MessageHeader();
-        private final ByteBuffer[] gather = new ByteBuffer[3];
         private long sequence;
         private long capacity;
         private long committed;
@@ -321,9 +315,8 @@ final class TcpServerConnection implements Runnable {
         void allocate(Arena arena, int maxResponseBytes) {
             staging = arena.allocate(Math.max(1, maxResponseBytes), 64);
             stagingBuffer = staging.asByteBuffer();
-            headers = arena.allocate(2L * MessageHeader.LENGTH, 64);
-            dataHeaderBuffer = headers.asSlice(0, MessageHeader.LENGTH).asByteBuffer();
-            responseHeaderBuffer = headers.asSlice(MessageHeader.LENGTH, MessageHeader.LENGTH).asByteBuffer();
+            tx = arena.allocate(TX_BYTES, 64);
+            txBuffer = tx.asByteBuffer();
         }
 
         void begin(long requestSequence, long responseCapacity) {
@@ -376,27 +369,40 @@ final class TcpServerConnection implements Runnable {
             send(true, status, handlerStatus);
         }
 
+        /*
+         * Small pieces are copied with their headers into one transmit buffer and written at once:
+         * one system call, and no gathering write (which allocates per buffer for arena memory).
+         * Larger pieces are written from the staging buffer directly, after their header.
+         */
         private void send(boolean last, int status, int handlerStatus) throws IOException {
-            int count = 0;
-            if (committed > flushed) {
-                out.wrap(headers, 0).reset(MessageType.DATA, sequence)
-                        .payloadLength((int) (committed - flushed))
+            long piece = committed - flushed;
+            int at = 0;
+            if (piece > 0) {
+                out.wrap(tx, 0).reset(MessageType.DATA, sequence)
+                        .payloadLength((int) piece)
                         .responseOffset(flushed);
-                dataHeaderBuffer.clear();
-                stagingBuffer.limit((int) committed).position((int) flushed);
-                gather[count++] = dataHeaderBuffer;
-                gather[count++] = stagingBuffer;
+                at = MessageHeader.LENGTH;
+                if (piece <= FLUSH_BYTES) {
+                    MemorySegment.copy(staging, flushed, tx, at, piece);
+                    at += (int) piece;
+                } else {
+                    txBuffer.limit(at).position(0);
+                    writeFully(txBuffer);
+                    stagingBuffer.limit((int) committed).position((int) flushed);
+                    writeFully(stagingBuffer);
+                    at = 0;
+                }
             }
             if (last) {
-                out.wrap(headers, MessageHeader.LENGTH).reset(MessageType.RESPONSE, sequence)
+                out.wrap(tx, at).reset(MessageType.RESPONSE, sequence)
                         .status(status)
                         .handlerStatus(handlerStatus)
                         .responseLength(status == WireStatus.OK ? committed : 0);
-                responseHeaderBuffer.clear();
-                gather[count++] = responseHeaderBuffer;
+                at += MessageHeader.LENGTH;
             }
-            if (count > 0) {
-                writeFully(gather, count);
+            if (at > 0) {
+                txBuffer.limit(at).position(0);
+                writeFully(txBuffer);
             }
             flushed = committed;
         }
