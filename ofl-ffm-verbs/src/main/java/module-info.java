@@ -1,0 +1,18 @@
+/**
+ * libibverbs through the Foreign Function and Memory API.
+ *
+ * <p>{@link dev.ofl.verbs.ffm} is the generated-shaped layer: struct layouts, constants and
+ * downcall handles, as jextract would emit them from {@code <infiniband/verbs.h>}.
+ * {@link dev.ofl.verbs} is the hand-written layer on top: it loads the library, probes whether
+ * RDMA is usable, owns the native object tree (context, protection domain, memory regions,
+ * completion queues, queue pairs) and selects the RoCE v2 GID for a local address.
+ *
+ * <p>This module calls native code: grant it access with
+ * {@code --enable-native-access=dev.ofl.verbs} (or {@code ALL-UNNAMED} on the class path).
+ */
+module dev.ofl.verbs {
+    requires org.slf4j;
+
+    exports dev.ofl.verbs;
+    exports dev.ofl.verbs.ffm;
+}
