@@ -1,0 +1,262 @@
+// Shared helpers for the softverbs C tests: a tiny TAP-like reporter ("ok - name" /
+// "not ok - name"), endpoint setup (PD, CQs, MR, RC QP) and bounded completion waits.
+// Tests only use public libibverbs API so that they would also run against a real RoCE device.
+#ifndef SV_TEST_H
+#define SV_TEST_H
+
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <infiniband/verbs.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int t_failed_now __attribute__((unused));
+static int t_passed __attribute__((unused)), t_failed __attribute__((unused));
+
+#define CHECK(cond)                                                                            \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
+            fprintf(stderr, "  %s:%d: check failed: %s (errno %d)\n", __FILE__, __LINE__, #cond, errno); \
+            t_failed_now = 1;                                                                  \
+        }                                                                                      \
+    } while (0)
+
+#define REQUIRE(cond)                                                                          \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
+            fprintf(stderr, "  %s:%d: requirement failed: %s (errno %d)\n", __FILE__, __LINE__, #cond, errno); \
+            t_failed_now = 1;                                                                  \
+            return;                                                                            \
+        }                                                                                      \
+    } while (0)
+
+#define RUN(fn)                                                                                \
+    do {                                                                                       \
+        t_failed_now = 0;                                                                      \
+        fn();                                                                                  \
+        if (t_failed_now) {                                                                    \
+            printf("not ok - %s\n", #fn);                                                      \
+            t_failed++;                                                                        \
+        } else {                                                                               \
+            printf("ok - %s\n", #fn);                                                          \
+            t_passed++;                                                                        \
+        }                                                                                      \
+        fflush(stdout);                                                                        \
+    } while (0)
+
+static inline int t_summary(void)
+{
+    printf("# %d passed, %d failed\n", t_passed, t_failed);
+    return t_failed ? 1 : 0;
+}
+
+static inline uint64_t t_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+// Polls until one completion arrives or timeout_ms passes; returns 1 or 0.
+static inline int t_wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, int timeout_ms)
+{
+    uint64_t deadline = t_now_ms() + (uint64_t)timeout_ms;
+    for (;;) {
+        int n = ibv_poll_cq(cq, 1, wc);
+        if (n == 1)
+            return 1;
+        if (n < 0 || t_now_ms() > deadline)
+            return 0;
+        sched_yield();
+    }
+}
+
+// Returns 1 if no completion shows up within ms.
+static inline int t_no_wc(struct ibv_cq *cq, int ms)
+{
+    struct ibv_wc wc;
+    return !t_wait_wc(cq, &wc, ms);
+}
+
+static inline int t_loopback_gid_index(struct ibv_context *ctx)
+{
+    struct ibv_gid_entry e[64];
+    ssize_t n = ibv_query_gid_table(ctx, e, 64, 0);
+    for (ssize_t i = 0; i < n; i++) {
+        const uint8_t *r = e[i].gid.raw;
+        if (e[i].gid_type == IBV_GID_TYPE_ROCE_V2 && r[10] == 0xff && r[11] == 0xff && r[12] == 127 &&
+            r[13] == 0 && r[14] == 0 && r[15] == 1)
+            return (int)e[i].gid_index;
+    }
+    return -1;
+}
+
+struct t_ep {
+    struct ibv_context *ctx;
+    struct ibv_pd *pd;
+    struct ibv_cq *scq, *rcq;
+    struct ibv_qp *qp;
+    struct ibv_mr *mr;
+    uint8_t *buf;
+    size_t size;
+    int gid_index;
+};
+
+struct t_ep_opts {
+    size_t size;
+    int mr_access;
+    int qp_access;
+    int sq_sig_all;
+    uint32_t max_send_wr, max_recv_wr;
+    struct ibv_comp_channel *channel;
+};
+
+static inline struct ibv_context *t_open(void)
+{
+    int n = 0;
+    struct ibv_device **list = ibv_get_device_list(&n);
+    if (!list || n < 1)
+        return NULL;
+    struct ibv_context *ctx = ibv_open_device(list[0]);
+    ibv_free_device_list(list);
+    return ctx;
+}
+
+static inline int t_ep_open(struct t_ep *ep, struct ibv_context *ctx, const struct t_ep_opts *o)
+{
+    memset(ep, 0, sizeof(*ep));
+    ep->ctx = ctx;
+    ep->size = o->size ? o->size : 4096;
+    ep->gid_index = t_loopback_gid_index(ctx);
+    ep->pd = ibv_alloc_pd(ctx);
+    if (!ep->pd)
+        return -1;
+    uint32_t sw = o->max_send_wr ? o->max_send_wr : 64, rw = o->max_recv_wr ? o->max_recv_wr : 64;
+    ep->scq = ibv_create_cq(ctx, (int)(sw + rw) * 2, NULL, o->channel, 0);
+    ep->rcq = ibv_create_cq(ctx, (int)(sw + rw) * 2, NULL, o->channel, 0);
+    if (!ep->scq || !ep->rcq)
+        return -1;
+    if (posix_memalign((void **)&ep->buf, 4096, ep->size))
+        return -1;
+    memset(ep->buf, 0, ep->size);
+    ep->mr = ibv_reg_mr(ep->pd, ep->buf, ep->size,
+                        o->mr_access ? o->mr_access
+                                     : IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+    if (!ep->mr)
+        return -1;
+    struct ibv_qp_init_attr ia = {
+        .send_cq = ep->scq,
+        .recv_cq = ep->rcq,
+        .cap = {.max_send_wr = sw, .max_recv_wr = rw, .max_send_sge = 4, .max_recv_sge = 4, .max_inline_data = 64},
+        .qp_type = IBV_QPT_RC,
+        .sq_sig_all = o->sq_sig_all,
+    };
+    ep->qp = ibv_create_qp(ep->pd, &ia);
+    if (!ep->qp)
+        return -1;
+    struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
+                            .qp_access_flags = o->qp_access >= 0 ? (unsigned)o->qp_access : 0};
+    if (o->qp_access == 0)
+        a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+    if (o->qp_access < 0)
+        a.qp_access_flags = 0;
+    return ibv_modify_qp(ep->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+}
+
+struct t_conn_opts {
+    uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
+};
+
+static inline int t_ep_connect(struct t_ep *ep, uint32_t dest_qpn, const struct t_conn_opts *o)
+{
+    union ibv_gid dgid;
+    if (ibv_query_gid(ep->ctx, 1, ep->gid_index, &dgid))
+        return -1;
+    struct ibv_qp_attr a = {
+        .qp_state = IBV_QPS_RTR,
+        .path_mtu = IBV_MTU_4096,
+        .dest_qp_num = dest_qpn,
+        .rq_psn = 1000,
+        .max_dest_rd_atomic = 1,
+        .min_rnr_timer = o->min_rnr_timer ? o->min_rnr_timer : 1,
+        .ah_attr = {.is_global = 1, .port_num = 1,
+                    .grh = {.dgid = dgid, .sgid_index = (uint8_t)ep->gid_index, .hop_limit = 1}},
+    };
+    int rc = ibv_modify_qp(ep->qp, &a,
+                           IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+                               IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+    if (rc)
+        return rc;
+    struct ibv_qp_attr r = {
+        .qp_state = IBV_QPS_RTS,
+        .sq_psn = 1000,
+        .timeout = o->timeout ? o->timeout : 14,
+        .retry_cnt = o->retry_cnt,
+        .rnr_retry = o->rnr_retry,
+        .max_rd_atomic = 1,
+    };
+    return ibv_modify_qp(ep->qp, &r,
+                         IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+                             IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static inline void t_ep_close(struct t_ep *ep)
+{
+    if (ep->qp)
+        ibv_destroy_qp(ep->qp);
+    if (ep->mr)
+        ibv_dereg_mr(ep->mr);
+    if (ep->scq)
+        ibv_destroy_cq(ep->scq);
+    if (ep->rcq)
+        ibv_destroy_cq(ep->rcq);
+    if (ep->pd)
+        ibv_dealloc_pd(ep->pd);
+    free(ep->buf);
+    memset(ep, 0, sizeof(*ep));
+}
+
+static inline int t_post_recv(struct t_ep *ep, uint64_t wr_id, size_t off, uint32_t len)
+{
+    struct ibv_sge sge = {.addr = (uintptr_t)ep->buf + off, .length = len, .lkey = ep->mr->lkey};
+    struct ibv_recv_wr wr = {.wr_id = wr_id, .sg_list = &sge, .num_sge = 1}, *bad;
+    return ibv_post_recv(ep->qp, &wr, &bad);
+}
+
+static inline int t_post(struct t_ep *ep, enum ibv_wr_opcode op, uint64_t wr_id, size_t off, uint32_t len,
+                         uint64_t raddr, uint32_t rkey, unsigned flags, uint32_t imm_host)
+{
+    struct ibv_sge sge = {.addr = (uintptr_t)ep->buf + off, .length = len, .lkey = ep->mr->lkey};
+    struct ibv_send_wr wr = {.wr_id = wr_id, .sg_list = &sge, .num_sge = len ? 1 : 0, .opcode = op,
+                             .send_flags = flags, .imm_data = htonl(imm_host)}, *bad;
+    wr.wr.rdma.remote_addr = raddr;
+    wr.wr.rdma.rkey = rkey;
+    return ibv_post_send(ep->qp, &wr, &bad);
+}
+
+static inline enum ibv_qp_state t_state(struct ibv_qp *qp)
+{
+    struct ibv_qp_attr a;
+    struct ibv_qp_init_attr ia;
+    ibv_query_qp(qp, &a, IBV_QP_STATE, &ia);
+    return a.qp_state;
+}
+
+// Waits until the QP reaches state s (the responder side changes state asynchronously).
+static inline int t_wait_state(struct ibv_qp *qp, enum ibv_qp_state s, int timeout_ms)
+{
+    uint64_t deadline = t_now_ms() + (uint64_t)timeout_ms;
+    while (t_state(qp) != s) {
+        if (t_now_ms() > deadline)
+            return 0;
+        usleep(200);
+    }
+    return 1;
+}
+
+#endif

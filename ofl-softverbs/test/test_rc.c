@@ -1,0 +1,614 @@
+// RC semantics tests: SEND/RECV, immediates, inline, scatter, RDMA WRITE/READ with rkey, bounds
+// and access checks, WRITE WITH IMMEDIATE, signalled and unsignalled completions, in-order
+// placement, RNR retry, flush on ERR, nothing landing in a QP in ERR (the late-write rule), a
+// dead peer process, completion-channel events, and the same across two processes.
+#include "sv_test.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+static struct ibv_context *ctx;
+
+#define LONG_MS 5000
+
+struct pair {
+    struct t_ep a, b;
+};
+
+static const struct t_ep_opts default_ep = {.size = 1 << 20};
+static const struct t_conn_opts default_conn = {.timeout = 14, .retry_cnt = 7, .rnr_retry = 7, .min_rnr_timer = 1};
+
+static int pair_open(struct pair *p, const struct t_ep_opts *oa, const struct t_ep_opts *ob,
+                     const struct t_conn_opts *ca, const struct t_conn_opts *cb)
+{
+    if (t_ep_open(&p->a, ctx, oa ? oa : &default_ep) || t_ep_open(&p->b, ctx, ob ? ob : &default_ep))
+        return -1;
+    if (t_ep_connect(&p->b, p->a.qp->qp_num, cb ? cb : &default_conn))
+        return -1;
+    return t_ep_connect(&p->a, p->b.qp->qp_num, ca ? ca : &default_conn);
+}
+
+static void pair_close(struct pair *p)
+{
+    t_ep_close(&p->a);
+    t_ep_close(&p->b);
+}
+
+static void send_recv_delivers_data(void)
+{
+    struct pair p;
+    REQUIRE(pair_open(&p, NULL, NULL, NULL, NULL) == 0);
+    memcpy(p.a.buf, "hello softverbs", 16);
+    REQUIRE(t_post_recv(&p.b, 77, 100, 64) == 0);
+    REQUIRE(t_post(&p.a, IBV_WR_SEND, 5, 0, 16, 0, 0, IBV_SEND_SIGNALED, 0) == 0);
+    struct ibv_wc wc;
+    REQUIRE(t_wait_wc(p.b.rcq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV && wc.wr_id == 77);
+    CHECK(wc.byte_len == 16 && !(wc.wc_flags & IBV_WC_WITH_IMM));
+    CHECK(wc.qp_num == p.b.qp->qp_num && wc.src_qp == p.a.qp->qp_num);
+    CHECK(memcmp(p.b.buf + 100, "hello softverbs", 16) == 0);
+    REQUIRE(t_wait_wc(p.a.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_SEND && wc.wr_id == 5);
+    pair_close(&p);
+}
+
+static void send_imm_inline_and_scatter(void)
+{
+    struct pair p;
+    REQUIRE(pair_open(&p, NULL, NULL, NULL, NULL) == 0);
+    for (int i = 0; i < 48; i++)
+        p.a.buf[i] = (uint8_t)i;
+    struct ibv_sge rs[2] = {{(uintptr_t)p.b.buf + 1000, 16, p.b.mr->lkey}, {(uintptr_t)p.b.buf + 2000, 64, p.b.mr->lkey}};
+    struct ibv_recv_wr rwr = {.wr_id = 9, .sg_list = rs, .num_sge = 2}, *rbad;
+    REQUIRE(ibv_post_recv(p.b.qp, &rwr, &rbad) == 0);
+    REQUIRE(t_post(&p.a, IBV_WR_SEND_WITH_IMM, 6, 0, 48, 0, 0, IBV_SEND_SIGNALED | IBV_SEND_INLINE, 0xdeadbeef) == 0);
+    memset(p.a.buf, 0xff, 48); // inline data was copied at post time
+    struct ibv_wc wc;
+    REQUIRE(t_wait_wc(p.b.rcq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV && wc.byte_len == 48);
+    CHECK((wc.wc_flags & IBV_WC_WITH_IMM) && wc.imm_data == htonl(0xdeadbeef));
+    int ok = 1;
+    for (int i = 0; i < 16; i++)
+        ok &= p.b.buf[1000 + i] == i;
+    for (int i = 16; i < 48; i++)
+        ok &= p.b.buf[2000 + i - 16] == i;
+    CHECK(ok);
+    REQUIRE(t_wait_wc(p.a.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_SUCCESS);
+    // Inline beyond max_inline_data is refused at post time.
+    struct ibv_qp_attr qa;
+    struct ibv_qp_init_attr qia;
+    ibv_query_qp(p.a.qp, &qa, IBV_QP_CAP, &qia);
+    CHECK(t_post(&p.a, IBV_WR_SEND, 7, 0, qia.cap.max_inline_data + 1, 0, 0, IBV_SEND_INLINE, 0) == EINVAL);
+    pair_close(&p);
+}
+
+static void send_into_small_receive_is_loc_len_err(void)
+{
+    struct pair p;
+    REQUIRE(pair_open(&p, NULL, NULL, NULL, NULL) == 0);
+    REQUIRE(t_post_recv(&p.b, 1, 0, 16) == 0);
+    REQUIRE(t_post_recv(&p.b, 2, 16, 16) == 0);
+    REQUIRE(t_post(&p.a, IBV_WR_SEND, 3, 0, 64, 0, 0, IBV_SEND_SIGNALED, 0) == 0);
+    struct ibv_wc wc;
+    REQUIRE(t_wait_wc(p.b.rcq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_LOC_LEN_ERR && wc.wr_id == 1);
+    REQUIRE(t_wait_wc(p.b.rcq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_WR_FLUSH_ERR && wc.wr_id == 2);
+    REQUIRE(t_wait_wc(p.a.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_REM_INV_REQ_ERR && wc.wr_id == 3);
+    CHECK(t_wait_state(p.a.qp, IBV_QPS_ERR, LONG_MS));
+    CHECK(t_wait_state(p.b.qp, IBV_QPS_ERR, LONG_MS));
+    pair_close(&p);
+}
+
+static void rnr_retry_exceeded(void)
+{
+    struct pair p;
+    struct t_conn_opts ca = default_conn, cb = default_conn;
+    ca.rnr_retry = 2;
+    cb.min_rnr_timer = 1; // 10 us; the responder's value rules
+    REQUIRE(pair_open(&p, NULL, NULL, &ca, &cb) == 0);
+    REQUIRE(t_post(&p.a, IBV_WR_SEND, 11, 0, 8, 0, 0, IBV_SEND_SIGNALED, 0) == 0);
+    REQUIRE(t_post(&p.a, IBV_WR_SEND, 12, 0, 8, 0, 0, IBV_SEND_SIGNALED, 0) == 0);
+    struct ibv_wc wc;
+    REQUIRE(t_wait_wc(p.a.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_RNR_RETRY_EXC_ERR && wc.wr_id == 11);
+    REQUIRE(t_wait_wc(p.a.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_WR_FLUSH_ERR && wc.wr_id == 12);
+    CHECK(t_state(p.a.qp) == IBV_QPS_ERR);
+    CHECK(t_state(p.b.qp) == IBV_QPS_RTS); // RNR is not the responder's error
+    pair_close(&p);
+}
+
+static void rnr_then_receive_posted_succeeds(void)
+{
+    struct pair p;
+    REQUIRE(pair_open(&p, NULL, NULL, NULL, NULL) == 0); // rnr_retry 7 = forever
+    memcpy(p.a.buf, "late", 4);
+    REQUIRE(t_post(&p.a, IBV_WR_SEND, 1, 0, 4, 0, 0, IBV_SEND_SIGNALED, 0) == 0);
+    CHECK(t_no_wc(p.a.scq, 20));
+    REQUIRE(t_post_recv(&p.b, 2, 0, 64) == 0);
+    struct ibv_wc wc;
+    REQUIRE(t_wait_wc(p.b.rcq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_SUCCESS && wc.byte_len == 4 && memcmp(p.b.buf, "late", 4) == 0);
+    REQUIRE(t_wait_wc(p.a.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_SUCCESS);
+    pair_close(&p);
+}
+
+static void rdma_write_and_write_with_imm(void)
+{
+    struct pair p;
+    REQUIRE(pair_open(&p, NULL, NULL, NULL, NULL) == 0);
+    for (int i = 0; i < 8192; i++)
+        p.a.buf[i] = (uint8_t)(i * 7);
+    uint64_t raddr = (uintptr_t)p.b.buf + 4096;
+    REQUIRE(t_post(&p.a, IBV_WR_RDMA_WRITE, 1, 0, 8192, raddr, p.b.mr->rkey, IBV_SEND_SIGNALED, 0) == 0);
+    struct ibv_wc wc;
+    REQUIRE(t_wait_wc(p.a.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RDMA_WRITE);
+    CHECK(memcmp(p.b.buf + 4096, p.a.buf, 8192) == 0);
+    CHECK(t_no_wc(p.b.rcq, 5)); // a plain write consumes no receive
+    REQUIRE(t_post_recv(&p.b, 42, 0, 0) == 0);
+    REQUIRE(t_post(&p.a, IBV_WR_RDMA_WRITE_WITH_IMM, 2, 100, 300, raddr + 20000, p.b.mr->rkey, IBV_SEND_SIGNALED,
+                   0x01020304) == 0);
+    REQUIRE(t_wait_wc(p.b.rcq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM && wc.wr_id == 42);
+    CHECK((wc.wc_flags & IBV_WC_WITH_IMM) && wc.imm_data == htonl(0x01020304) && wc.byte_len == 300);
+    CHECK(memcmp(p.b.buf + 4096 + 20000, p.a.buf + 100, 300) == 0);
+    REQUIRE(t_wait_wc(p.a.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_SUCCESS);
+    pair_close(&p);
+}
+
+// Posts one RDMA op from a to b that must fail with a remote access error, then checks that
+// both QPs end in ERR and that b's memory is untouched.
+static void expect_remote_access_error(struct pair *p, enum ibv_wr_opcode op, uint64_t raddr, uint32_t rkey,
+                                       uint32_t len)
+{
+    memset(p->a.buf, 0x5a, 4096);
+    REQUIRE(t_post(&p->a, op, 1, 0, len, raddr, rkey, IBV_SEND_SIGNALED, 0) == 0);
+    REQUIRE(t_post(&p->a, IBV_WR_RDMA_WRITE, 2, 0, 8, (uintptr_t)p->b.buf, p->b.mr->rkey, IBV_SEND_SIGNALED, 0) == 0);
+    struct ibv_wc wc;
+    REQUIRE(t_wait_wc(p->a.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_REM_ACCESS_ERR && wc.wr_id == 1);
+    REQUIRE(t_wait_wc(p->a.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_WR_FLUSH_ERR && wc.wr_id == 2);
+    CHECK(t_wait_state(p->a.qp, IBV_QPS_ERR, LONG_MS));
+    CHECK(t_wait_state(p->b.qp, IBV_QPS_ERR, LONG_MS));
+    int clean = 1;
+    for (size_t i = 0; i < p->b.size; i++)
+        clean &= p->b.buf[i] == 0;
+    CHECK(clean);
+}
+
+static void write_with_bad_rkey_is_remote_access_error(void)
+{
+    struct pair p;
+    REQUIRE(pair_open(&p, NULL, NULL, NULL, NULL) == 0);
+    expect_remote_access_error(&p, IBV_WR_RDMA_WRITE, (uintptr_t)p.b.buf, p.b.mr->rkey + 1, 64);
+    pair_close(&p);
+}
+
+static void write_out_of_bounds_is_remote_access_error(void)
+{
+    struct pair p;
+    REQUIRE(pair_open(&p, NULL, NULL, NULL, NULL) == 0);
+    expect_remote_access_error(&p, IBV_WR_RDMA_WRITE, (uintptr_t)p.b.buf + p.b.size - 10, p.b.mr->rkey, 20);
+    pair_close(&p);
+    REQUIRE(pair_open(&p, NULL, NULL, NULL, NULL) == 0);
+    expect_remote_access_error(&p, IBV_WR_RDMA_WRITE, (uintptr_t)p.b.buf - 8, p.b.mr->rkey, 16);
+    pair_close(&p);
+}
+
+static void write_without_remote_write_access_fails(void)
+{
+    struct pair p;
+    struct t_ep_opts ob = default_ep;
+    ob.mr_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
+    REQUIRE(pair_open(&p, NULL, &ob, NULL, NULL) == 0);
+    expect_remote_access_error(&p, IBV_WR_RDMA_WRITE, (uintptr_t)p.b.buf, p.b.mr->rkey, 64);
+    pair_close(&p);
+    // The QP's own access flags are checked too.
+    ob = default_ep;
+    ob.qp_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
+    REQUIRE(pair_open(&p, NULL, &ob, NULL, NULL) == 0);
+    expect_remote_access_error(&p, IBV_WR_RDMA_WRITE, (uintptr_t)p.b.buf, p.b.mr->rkey, 64);
+    pair_close(&p);
+}
+
+static void rdma_read_and_missing_remote_read(void)
+{
+    struct pair p;
+    REQUIRE(pair_open(&p, NULL, NULL, NULL, NULL) == 0);
+    for (int i = 0; i < 5000; i++)
+        p.b.buf[i + 64] = (uint8_t)(i ^ 0x33);
+    REQUIRE(t_post(&p.a, IBV_WR_RDMA_READ, 1, 128, 5000, (uintptr_t)p.b.buf + 64, p.b.mr->rkey, IBV_SEND_SIGNALED, 0) == 0);
+    struct ibv_wc wc;
+    REQUIRE(t_wait_wc(p.a.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RDMA_READ && wc.byte_len == 5000);
+    CHECK(memcmp(p.a.buf + 128, p.b.buf + 64, 5000) == 0);
+    pair_close(&p);
+    struct t_ep_opts ob = default_ep;
+    ob.mr_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+    REQUIRE(pair_open(&p, NULL, &ob, NULL, NULL) == 0);
+    memset(p.a.buf, 0, 4096);
+    REQUIRE(t_post(&p.a, IBV_WR_RDMA_READ, 1, 0, 64, (uintptr_t)p.b.buf, p.b.mr->rkey, IBV_SEND_SIGNALED, 0) == 0);
+    REQUIRE(t_wait_wc(p.a.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_REM_ACCESS_ERR);
+    CHECK(t_wait_state(p.b.qp, IBV_QPS_ERR, LONG_MS));
+    pair_close(&p);
+}
+
+static void write_to_iova_mr_and_deregistered_mr(void)
+{
+    struct pair p;
+    REQUIRE(pair_open(&p, NULL, NULL, NULL, NULL) == 0);
+    struct ibv_mr *iova_mr = ibv_reg_mr_iova2(p.b.pd, p.b.buf, 65536, 0x100000,
+                                              IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+    REQUIRE(iova_mr);
+    memcpy(p.a.buf, "iova!", 5);
+    REQUIRE(t_post(&p.a, IBV_WR_RDMA_WRITE, 1, 0, 5, 0x100010, iova_mr->rkey, IBV_SEND_SIGNALED, 0) == 0);
+    struct ibv_wc wc;
+    REQUIRE(t_wait_wc(p.a.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_SUCCESS && memcmp(p.b.buf + 0x10, "iova!", 5) == 0);
+    uint32_t rkey = iova_mr->rkey;
+    REQUIRE(ibv_dereg_mr(iova_mr) == 0);
+    REQUIRE(t_post(&p.a, IBV_WR_RDMA_WRITE, 2, 0, 5, 0x100100, rkey, IBV_SEND_SIGNALED, 0) == 0);
+    REQUIRE(t_wait_wc(p.a.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_REM_ACCESS_ERR);
+    pair_close(&p);
+}
+
+static void bad_lkey_is_local_protection_error(void)
+{
+    struct pair p;
+    REQUIRE(pair_open(&p, NULL, NULL, NULL, NULL) == 0);
+    REQUIRE(t_post_recv(&p.b, 1, 0, 64) == 0);
+    struct ibv_sge sge = {.addr = (uintptr_t)p.a.buf, .length = 16, .lkey = p.a.mr->lkey ^ 0x100};
+    struct ibv_send_wr wr = {.wr_id = 9, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND}, *bad;
+    REQUIRE(ibv_post_send(p.a.qp, &wr, &bad) == 0);
+    struct ibv_wc wc;
+    REQUIRE(t_wait_wc(p.a.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_LOC_PROT_ERR && wc.wr_id == 9);
+    CHECK(t_state(p.a.qp) == IBV_QPS_ERR);
+    CHECK(t_no_wc(p.b.rcq, 10));
+    pair_close(&p);
+}
+
+static void unsignalled_and_sig_all(void)
+{
+    struct pair p;
+    REQUIRE(pair_open(&p, NULL, NULL, NULL, NULL) == 0);
+    uint64_t raddr = (uintptr_t)p.b.buf;
+    for (int i = 0; i < 3; i++)
+        REQUIRE(t_post(&p.a, IBV_WR_RDMA_WRITE, 100 + (uint64_t)i, 0, 64, raddr, p.b.mr->rkey, 0, 0) == 0);
+    REQUIRE(t_post(&p.a, IBV_WR_RDMA_WRITE, 200, 0, 64, raddr, p.b.mr->rkey, IBV_SEND_SIGNALED, 0) == 0);
+    struct ibv_wc wc;
+    REQUIRE(t_wait_wc(p.a.scq, &wc, LONG_MS));
+    CHECK(wc.wr_id == 200 && wc.status == IBV_WC_SUCCESS);
+    CHECK(t_no_wc(p.a.scq, 20));
+    pair_close(&p);
+    struct t_ep_opts oa = default_ep;
+    oa.sq_sig_all = 1;
+    REQUIRE(pair_open(&p, &oa, NULL, NULL, NULL) == 0);
+    raddr = (uintptr_t)p.b.buf;
+    for (int i = 0; i < 3; i++)
+        REQUIRE(t_post(&p.a, IBV_WR_RDMA_WRITE, 300 + (uint64_t)i, 0, 64, raddr, p.b.mr->rkey, 0, 0) == 0);
+    for (int i = 0; i < 3; i++) {
+        REQUIRE(t_wait_wc(p.a.scq, &wc, LONG_MS));
+        CHECK(wc.wr_id == 300 + (uint64_t)i && wc.status == IBV_WC_SUCCESS);
+    }
+    pair_close(&p);
+}
+
+static void placement_is_in_order(void)
+{
+    struct pair p;
+    struct t_ep_opts o = default_ep;
+    o.max_send_wr = 512;
+    REQUIRE(pair_open(&p, &o, &o, NULL, NULL) == 0);
+    uint64_t raddr = (uintptr_t)p.b.buf;
+    // 300 writes of growing chunks into one region, then WRITE_IMM: every byte must be the last.
+    for (uint32_t i = 0; i < 300; i++) {
+        memset(p.a.buf + 4096 * (i % 200), (int)(i & 0xff), 4096);
+        REQUIRE(t_post(&p.a, IBV_WR_RDMA_WRITE, i, 4096 * (i % 200), 4096, raddr, p.b.mr->rkey, 0, 0) == 0);
+        if (i % 100 == 99) {
+            struct ibv_wc w;
+            REQUIRE(t_post(&p.a, IBV_WR_RDMA_WRITE, 999, 0, 0, raddr, p.b.mr->rkey, IBV_SEND_SIGNALED, 0) == 0);
+            REQUIRE(t_wait_wc(p.a.scq, &w, LONG_MS));
+        }
+    }
+    REQUIRE(t_post_recv(&p.b, 1, 0, 0) == 0);
+    memset(p.a.buf + 4096 * 201, 0xEE, 4096);
+    REQUIRE(t_post(&p.a, IBV_WR_RDMA_WRITE, 1000, 4096 * 201, 4096, raddr, p.b.mr->rkey, 0, 0) == 0);
+    REQUIRE(t_post(&p.a, IBV_WR_RDMA_WRITE_WITH_IMM, 1001, 0, 0, raddr, p.b.mr->rkey, IBV_SEND_SIGNALED, 7) == 0);
+    struct ibv_wc wc;
+    REQUIRE(t_wait_wc(p.b.rcq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM);
+    int ok = 1;
+    for (int i = 0; i < 4096; i++)
+        ok &= p.b.buf[i] == 0xEE;
+    CHECK(ok);
+    pair_close(&p);
+}
+
+static void err_flushes_outstanding_work(void)
+{
+    struct pair p;
+    REQUIRE(pair_open(&p, NULL, NULL, NULL, NULL) == 0);
+    for (int i = 0; i < 5; i++)
+        REQUIRE(t_post_recv(&p.b, 10 + (uint64_t)i, 0, 64) == 0);
+    struct ibv_qp_attr e = {.qp_state = IBV_QPS_ERR};
+    REQUIRE(ibv_modify_qp(p.b.qp, &e, IBV_QP_STATE) == 0);
+    struct ibv_wc wc;
+    for (int i = 0; i < 5; i++) {
+        REQUIRE(t_wait_wc(p.b.rcq, &wc, LONG_MS));
+        CHECK(wc.status == IBV_WC_WR_FLUSH_ERR && wc.wr_id == 10 + (uint64_t)i);
+    }
+    // Work posted to a QP in ERR completes at once with a flush error, signalled or not.
+    REQUIRE(t_post(&p.b, IBV_WR_SEND, 20, 0, 8, 0, 0, 0, 0) == 0);
+    REQUIRE(t_wait_wc(p.b.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_WR_FLUSH_ERR && wc.wr_id == 20);
+    REQUIRE(t_post_recv(&p.b, 21, 0, 8) == 0);
+    REQUIRE(t_wait_wc(p.b.rcq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_WR_FLUSH_ERR && wc.wr_id == 21);
+    pair_close(&p);
+}
+
+// The late-write rule: once a QP is in ERR (or RESET) nothing its peer sends may land; the
+// peer's WRITEs are accepted by post_send and end in a transport retry error.
+static void nothing_lands_after_err(void)
+{
+    for (int reset = 0; reset < 2; reset++) {
+        struct pair p;
+        struct t_conn_opts ca = default_conn;
+        ca.timeout = 8; // ~1 ms
+        ca.retry_cnt = 2;
+        REQUIRE(pair_open(&p, NULL, NULL, &ca, NULL) == 0);
+        struct ibv_qp_attr e = {.qp_state = reset ? IBV_QPS_RESET : IBV_QPS_ERR};
+        REQUIRE(ibv_modify_qp(p.b.qp, &e, IBV_QP_STATE) == 0);
+        memset(p.a.buf, 0x77, 65536);
+        REQUIRE(t_post(&p.a, IBV_WR_RDMA_WRITE, 1, 0, 65536, (uintptr_t)p.b.buf, p.b.mr->rkey, IBV_SEND_SIGNALED, 0) == 0);
+        REQUIRE(t_post(&p.a, IBV_WR_RDMA_WRITE_WITH_IMM, 2, 0, 64, (uintptr_t)p.b.buf, p.b.mr->rkey, 0, 1) == 0);
+        struct ibv_wc wc;
+        REQUIRE(t_wait_wc(p.a.scq, &wc, LONG_MS));
+        CHECK(wc.status == IBV_WC_RETRY_EXC_ERR && wc.wr_id == 1);
+        REQUIRE(t_wait_wc(p.a.scq, &wc, LONG_MS));
+        CHECK(wc.status == IBV_WC_WR_FLUSH_ERR && wc.wr_id == 2);
+        CHECK(t_state(p.a.qp) == IBV_QPS_ERR);
+        int clean = 1;
+        for (size_t i = 0; i < p.b.size; i++)
+            clean &= p.b.buf[i] == 0;
+        CHECK(clean);
+        pair_close(&p);
+    }
+}
+
+static void data_accepted_in_rtr(void)
+{
+    struct t_ep a, b;
+    REQUIRE(t_ep_open(&a, ctx, &default_ep) == 0 && t_ep_open(&b, ctx, &default_ep) == 0);
+    REQUIRE(t_ep_connect(&a, b.qp->qp_num, &default_conn) == 0);
+    union ibv_gid g;
+    ibv_query_gid(ctx, 1, b.gid_index, &g);
+    struct ibv_qp_attr r = {.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_4096, .dest_qp_num = a.qp->qp_num,
+                            .rq_psn = 1000, .max_dest_rd_atomic = 1, .min_rnr_timer = 1,
+                            .ah_attr = {.is_global = 1, .port_num = 1,
+                                        .grh = {.dgid = g, .sgid_index = (uint8_t)b.gid_index, .hop_limit = 1}}};
+    REQUIRE(ibv_modify_qp(b.qp, &r, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+                                        IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER) == 0);
+    memcpy(a.buf, "rtr", 3);
+    REQUIRE(t_post_recv(&b, 1, 0, 16) == 0);
+    REQUIRE(t_post(&a, IBV_WR_SEND, 1, 0, 3, 0, 0, IBV_SEND_SIGNALED, 0) == 0);
+    struct ibv_wc wc;
+    REQUIRE(t_wait_wc(b.rcq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_SUCCESS && memcmp(b.buf, "rtr", 3) == 0);
+    REQUIRE(t_wait_wc(a.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_SUCCESS);
+    t_ep_close(&a);
+    t_ep_close(&b);
+}
+
+static void completion_channel_event_mode(void)
+{
+    struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
+    REQUIRE(ch);
+    struct pair p;
+    struct t_ep_opts ob = default_ep;
+    ob.channel = ch;
+    REQUIRE(pair_open(&p, NULL, &ob, NULL, NULL) == 0);
+    for (int round = 0; round < 3; round++) {
+        REQUIRE(ibv_req_notify_cq(p.b.rcq, 0) == 0);
+        REQUIRE(t_post_recv(&p.b, (uint64_t)round, 0, 64) == 0);
+        REQUIRE(t_post(&p.a, IBV_WR_SEND, 1, 0, 8, 0, 0, 0, 0) == 0);
+        struct pollfd pfd = {.fd = ch->fd, .events = POLLIN};
+        REQUIRE(poll(&pfd, 1, LONG_MS) == 1);
+        struct ibv_cq *ev_cq;
+        void *ev_ctx;
+        REQUIRE(ibv_get_cq_event(ch, &ev_cq, &ev_ctx) == 0);
+        CHECK(ev_cq == p.b.rcq);
+        ibv_ack_cq_events(ev_cq, 1);
+        struct ibv_wc wc;
+        REQUIRE(ibv_poll_cq(p.b.rcq, 1, &wc) == 1);
+        CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == (uint64_t)round);
+    }
+    // Not armed: a completion makes no event.
+    REQUIRE(t_post_recv(&p.b, 9, 0, 64) == 0);
+    REQUIRE(t_post(&p.a, IBV_WR_SEND, 1, 0, 8, 0, 0, 0, 0) == 0);
+    struct ibv_wc wc;
+    REQUIRE(t_wait_wc(p.b.rcq, &wc, LONG_MS));
+    struct pollfd pfd = {.fd = ch->fd, .events = POLLIN};
+    CHECK(poll(&pfd, 1, 10) == 0);
+    CHECK(p.b.rcq->comp_events_completed == 3);
+    pair_close(&p);
+    CHECK(ibv_destroy_comp_channel(ch) == 0);
+}
+
+// ---- across processes ----
+
+struct xinfo {
+    uint32_t qpn;
+    uint32_t rkey;
+    uint64_t addr;
+};
+
+static int child_peer(int rfd, int wfd, int mode)
+{
+    struct ibv_context *c = t_open();
+    struct t_ep ep;
+    if (!c || t_ep_open(&ep, c, &default_ep))
+        _exit(10);
+    struct xinfo me = {ep.qp->qp_num, ep.mr->rkey, (uintptr_t)ep.buf}, peer;
+    if (write(wfd, &me, sizeof(me)) != sizeof(me) || read(rfd, &peer, sizeof(peer)) != sizeof(peer))
+        _exit(11);
+    if (t_ep_connect(&ep, peer.qpn, &default_conn))
+        _exit(12);
+    t_post_recv(&ep, 1, 0, 1 << 20);
+    char go = 1;
+    if (write(wfd, &go, 1) != 1)
+        _exit(13);
+    if (mode == 0) {
+        pause(); // waits to be killed
+        _exit(0);
+    }
+    // mode 1: wait for a SEND announcing a written pattern, check it, answer with a SEND.
+    struct ibv_wc wc;
+    if (!t_wait_wc(ep.rcq, &wc, 20000) || wc.status != IBV_WC_SUCCESS)
+        _exit(14);
+    int ok = 1;
+    for (int i = 0; i < (1 << 20); i++)
+        ok &= ep.buf[(1 << 20) - 1 - i] == (uint8_t)(i * 13) || i >= (1 << 20) - 64;
+    ep.buf[0] = (uint8_t)ok;
+    t_post(&ep, IBV_WR_SEND, 2, 0, 1, 0, 0, IBV_SEND_SIGNALED, 0);
+    if (!t_wait_wc(ep.scq, &wc, 20000) || wc.status != IBV_WC_SUCCESS)
+        _exit(15);
+    t_ep_close(&ep);
+    ibv_close_device(c);
+    _exit(0);
+}
+
+static pid_t spawn_peer(int mode, struct t_ep *ep, struct xinfo *peer, const struct t_conn_opts *co)
+{
+    int to_child[2], from_child[2];
+    if (pipe(to_child) || pipe(from_child))
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(to_child[1]);
+        close(from_child[0]);
+        child_peer(to_child[0], from_child[1], mode);
+    }
+    close(to_child[0]);
+    close(from_child[1]);
+    if (read(from_child[0], peer, sizeof(*peer)) != sizeof(*peer))
+        return -1;
+    struct xinfo me = {ep->qp->qp_num, ep->mr->rkey, (uintptr_t)ep->buf};
+    if (write(to_child[1], &me, sizeof(me)) != sizeof(me))
+        return -1;
+    if (t_ep_connect(ep, peer->qpn, co))
+        return -1;
+    char go;
+    if (read(from_child[0], &go, 1) != 1)
+        return -1;
+    close(to_child[1]);
+    close(from_child[0]);
+    return pid;
+}
+
+static void cross_process_write_read_send(void)
+{
+    struct t_ep ep;
+    REQUIRE(t_ep_open(&ep, ctx, &default_ep) == 0);
+    struct xinfo peer;
+    pid_t pid = spawn_peer(1, &ep, &peer, &default_conn);
+    REQUIRE(pid > 0);
+    for (int i = 0; i < (1 << 20); i++)
+        ep.buf[i] = (uint8_t)(i * 13);
+    struct ibv_wc wc;
+    // Reverse the buffer through two writes, read it back, then tell the child to check.
+    REQUIRE(t_post(&ep, IBV_WR_RDMA_WRITE, 1, 0, 1 << 19, peer.addr + (1 << 19), peer.rkey, 0, 0) == 0);
+    for (int i = 0; i < (1 << 20); i++)
+        ep.buf[(1 << 20) - 1 - i] = (uint8_t)(i * 13);
+    REQUIRE(t_wait_wc(ep.scq, &wc, 10) == 0);
+    REQUIRE(t_post(&ep, IBV_WR_RDMA_WRITE, 2, 0, 1 << 20, peer.addr, peer.rkey, IBV_SEND_SIGNALED, 0) == 0);
+    REQUIRE(t_wait_wc(ep.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == 2);
+    static uint8_t back[1 << 20];
+    memcpy(back, ep.buf, sizeof(back));
+    memset(ep.buf, 0, 1 << 20);
+    REQUIRE(t_post(&ep, IBV_WR_RDMA_READ, 3, 0, 1 << 20, peer.addr, peer.rkey, IBV_SEND_SIGNALED, 0) == 0);
+    REQUIRE(t_wait_wc(ep.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_SUCCESS && wc.byte_len == (1 << 20));
+    CHECK(memcmp(back, ep.buf, sizeof(back)) == 0);
+    REQUIRE(t_post_recv(&ep, 4, 0, 64) == 0);
+    REQUIRE(t_post(&ep, IBV_WR_SEND, 5, 0, 8, 0, 0, IBV_SEND_SIGNALED, 0) == 0);
+    REQUIRE(t_wait_wc(ep.rcq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_SUCCESS && ep.buf[0] == 1);
+    int status = -1;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    t_ep_close(&ep);
+}
+
+static void dead_peer_is_retry_exceeded(void)
+{
+    struct t_ep ep;
+    REQUIRE(t_ep_open(&ep, ctx, &default_ep) == 0);
+    struct xinfo peer;
+    struct t_conn_opts co = default_conn;
+    co.timeout = 10; // ~4 ms
+    co.retry_cnt = 3;
+    pid_t pid = spawn_peer(0, &ep, &peer, &co);
+    REQUIRE(pid > 0);
+    struct ibv_wc wc;
+    REQUIRE(t_post(&ep, IBV_WR_RDMA_WRITE, 1, 0, 64, peer.addr, peer.rkey, IBV_SEND_SIGNALED, 0) == 0);
+    REQUIRE(t_wait_wc(ep.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_SUCCESS);
+    REQUIRE(t_post_recv(&ep, 50, 0, 64) == 0);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    REQUIRE(t_post(&ep, IBV_WR_RDMA_WRITE, 2, 0, 64, peer.addr, peer.rkey, IBV_SEND_SIGNALED, 0) == 0);
+    REQUIRE(t_post(&ep, IBV_WR_SEND, 3, 0, 64, 0, 0, 0, 0) == 0);
+    REQUIRE(t_wait_wc(ep.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_RETRY_EXC_ERR && wc.wr_id == 2);
+    REQUIRE(t_wait_wc(ep.scq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_WR_FLUSH_ERR && wc.wr_id == 3);
+    REQUIRE(t_wait_wc(ep.rcq, &wc, LONG_MS));
+    CHECK(wc.status == IBV_WC_WR_FLUSH_ERR && wc.wr_id == 50);
+    CHECK(t_state(ep.qp) == IBV_QPS_ERR);
+    t_ep_close(&ep);
+}
+
+int main(void)
+{
+    ctx = t_open();
+    if (!ctx) {
+        printf("not ok - open_device\n");
+        return 1;
+    }
+    RUN(send_recv_delivers_data);
+    RUN(send_imm_inline_and_scatter);
+    RUN(send_into_small_receive_is_loc_len_err);
+    RUN(rnr_retry_exceeded);
+    RUN(rnr_then_receive_posted_succeeds);
+    RUN(rdma_write_and_write_with_imm);
+    RUN(write_with_bad_rkey_is_remote_access_error);
+    RUN(write_out_of_bounds_is_remote_access_error);
+    RUN(write_without_remote_write_access_fails);
+    RUN(rdma_read_and_missing_remote_read);
+    RUN(write_to_iova_mr_and_deregistered_mr);
+    RUN(bad_lkey_is_local_protection_error);
+    RUN(unsignalled_and_sig_all);
+    RUN(placement_is_in_order);
+    RUN(err_flushes_outstanding_work);
+    RUN(nothing_lands_after_err);
+    RUN(data_accepted_in_rtr);
+    RUN(completion_channel_event_mode);
+    RUN(cross_process_write_read_send);
+    RUN(dead_peer_is_retry_exceeded);
+    ibv_close_device(ctx);
+    return t_summary();
+}

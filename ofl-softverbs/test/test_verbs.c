@@ -1,0 +1,336 @@
+// Control-path tests: device list (and the "no RDMA in the kernel" path), device/port/GID
+// queries with the real library's return conventions, PD/MR/CQ/channel rules, the RC QP state
+// machine with the kernel's required attribute masks, and unsupported verbs failing cleanly.
+#include "sv_test.h"
+
+#include <poll.h>
+#include <fcntl.h>
+
+enum ibv_gid_type_sysfs { IBV_GID_TYPE_SYSFS_IB_ROCE_V1 = 0, IBV_GID_TYPE_SYSFS_ROCE_V2 = 1 };
+int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num, unsigned int index,
+                       enum ibv_gid_type_sysfs *type);
+
+static struct ibv_context *ctx;
+
+static void device_list_names_softverbs0(void)
+{
+    int n = -1;
+    struct ibv_device **list = ibv_get_device_list(&n);
+    REQUIRE(list != NULL);
+    CHECK(n == 1);
+    CHECK(strcmp(ibv_get_device_name(list[0]), "softverbs0") == 0);
+    CHECK(list[1] == NULL);
+    CHECK(list[0]->transport_type == IBV_TRANSPORT_IB);
+    CHECK(ibv_get_device_guid(list[0]) != 0);
+    ibv_free_device_list(list);
+}
+
+static void disabled_behaves_like_kernel_without_rdma(void)
+{
+    setenv("SOFTVERBS_DISABLE", "1", 1);
+    int n = 7;
+    errno = 0;
+    struct ibv_device **list = ibv_get_device_list(&n);
+    int err = errno;
+    unsetenv("SOFTVERBS_DISABLE");
+    CHECK(list == NULL);
+    CHECK(n == 0);
+    CHECK(err == ENOSYS);
+}
+
+static void query_device_and_extended_context(void)
+{
+    struct ibv_device_attr a;
+    REQUIRE(ibv_query_device(ctx, &a) == 0);
+    CHECK(a.phys_port_cnt == 1);
+    CHECK(a.max_sge >= 4);
+    CHECK(a.atomic_cap == IBV_ATOMIC_NONE);
+    struct ibv_device_attr_ex ax;
+    REQUIRE(ibv_query_device_ex(ctx, NULL, &ax) == 0);
+    CHECK(ax.orig_attr.max_qp_wr == a.max_qp_wr);
+    CHECK(ctx->abi_compat == __VERBS_ABI_IS_EXTENDED);
+    struct verbs_context *v = verbs_get_ctx(ctx);
+    REQUIRE(v != NULL);
+    CHECK(v->sz == 648);
+    CHECK(v->query_port != NULL && v->query_device_ex != NULL);
+    CHECK(v->create_qp_ex == NULL && v->create_cq_ex == NULL);
+}
+
+static void query_port_inline_and_exported(void)
+{
+    struct ibv_port_attr p;
+    REQUIRE(ibv_query_port(ctx, 1, &p) == 0); // the verbs.h macro: verbs_context->query_port
+    CHECK(p.state == IBV_PORT_ACTIVE);
+    CHECK(p.phys_state == 5);
+    CHECK(p.link_layer == IBV_LINK_LAYER_ETHERNET);
+    CHECK(p.active_mtu == IBV_MTU_4096);
+    CHECK(p.gid_tbl_len >= 2);
+    // The exported symbol writes at most 48 bytes (struct _compat_ibv_port_attr).
+    unsigned char raw[64];
+    memset(raw, 0xAB, sizeof(raw));
+    REQUIRE((ibv_query_port)(ctx, 1, (struct _compat_ibv_port_attr *)raw) == 0);
+    CHECK(raw[48] == 0xAB && raw[51] == 0xAB);
+    struct ibv_port_attr *q = (struct ibv_port_attr *)raw;
+    CHECK(q->state == IBV_PORT_ACTIVE && q->link_layer == IBV_LINK_LAYER_ETHERNET);
+    CHECK(ibv_query_port(ctx, 2, &p) != 0);
+}
+
+static void gid_table_has_link_local_and_loopback(void)
+{
+    struct ibv_port_attr p;
+    REQUIRE(ibv_query_port(ctx, 1, &p) == 0);
+    union ibv_gid g;
+    REQUIRE(ibv_query_gid(ctx, 1, 0, &g) == 0);
+    CHECK(g.raw[0] == 0xfe && g.raw[1] == 0x80);
+    int lo = t_loopback_gid_index(ctx);
+    REQUIRE(lo > 0);
+    REQUIRE(ibv_query_gid(ctx, 1, lo, &g) == 0);
+    char s[64];
+    inet_ntop(AF_INET6, g.raw, s, sizeof(s));
+    CHECK(strcmp(s, "::ffff:127.0.0.1") == 0);
+    struct ibv_gid_entry e;
+    REQUIRE(ibv_query_gid_ex(ctx, 1, (uint32_t)lo, &e, 0) == 0);
+    CHECK(e.gid_type == IBV_GID_TYPE_ROCE_V2);
+    CHECK(e.ndev_ifindex != 0);
+    CHECK(e.port_num == 1 && e.gid_index == (uint32_t)lo);
+    enum ibv_gid_type_sysfs t = 9;
+    CHECK(ibv_query_gid_type(ctx, 1, (unsigned)lo, &t) == 0 && t == IBV_GID_TYPE_SYSFS_ROCE_V2);
+    // Return conventions of the real library.
+    int last = (int)p.gid_tbl_len - 1;
+    CHECK(ibv_query_gid(ctx, 1, last, &g) == 0); // empty slot: 0 and zeros
+    CHECK(g.global.interface_id == 0 && g.global.subnet_prefix == 0);
+    CHECK(ibv_query_gid(ctx, 1, (int)p.gid_tbl_len, &g) == -1);
+    CHECK(ibv_query_gid_ex(ctx, 1, (uint32_t)last, &e, 0) == ENODATA);
+    CHECK(ibv_query_gid_ex(ctx, 1, p.gid_tbl_len, &e, 0) == EINVAL);
+    CHECK(ibv_query_gid_ex(ctx, 1, 0, &e, 1) == EOPNOTSUPP);
+    CHECK(ibv_query_gid_type(ctx, 1, (unsigned)last, &t) == 0 && t == IBV_GID_TYPE_SYSFS_IB_ROCE_V1);
+    CHECK(ibv_query_gid_type(ctx, 1, p.gid_tbl_len, &t) == -1);
+    struct ibv_gid_entry tab[32];
+    ssize_t n = ibv_query_gid_table(ctx, tab, 32, 0);
+    CHECK(n >= 2);
+    CHECK(ibv_query_gid_table(ctx, tab, 1, 0) == -EINVAL);
+}
+
+static void pd_mr_cq_rules(void)
+{
+    struct ibv_pd *pd = ibv_alloc_pd(ctx);
+    REQUIRE(pd);
+    static uint8_t buf[8192];
+    errno = 0;
+    CHECK(ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_REMOTE_WRITE) == NULL && errno == EINVAL);
+    struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+    REQUIRE(mr);
+    CHECK(mr->addr == buf && mr->length == sizeof(buf) && mr->lkey && mr->rkey);
+    struct ibv_mr *mr2 = ibv_reg_mr_iova2(pd, buf, 4096, 0x10000, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_RELAXED_ORDERING);
+    CHECK(mr2 != NULL); // optional-range flags are accepted and ignored
+    CHECK(ibv_dealloc_pd(pd) == EBUSY);
+    CHECK(ibv_dereg_mr(mr) == 0);
+    if (mr2)
+        CHECK(ibv_dereg_mr(mr2) == 0);
+    struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+    REQUIRE(cq);
+    struct ibv_qp_init_attr ia = {.send_cq = cq, .recv_cq = cq, .cap = {4, 4, 1, 1, 0}, .qp_type = IBV_QPT_RC};
+    struct ibv_qp *qp = ibv_create_qp(pd, &ia);
+    REQUIRE(qp);
+    CHECK(ia.cap.max_inline_data >= 64);
+    CHECK(qp->qp_num > 1 && qp->state == IBV_QPS_RESET);
+    CHECK(ibv_destroy_cq(cq) == EBUSY);
+    CHECK(ibv_dealloc_pd(pd) == EBUSY);
+    CHECK(ibv_destroy_qp(qp) == 0);
+    CHECK(ibv_destroy_cq(cq) == 0);
+    CHECK(ibv_dealloc_pd(pd) == 0);
+}
+
+static void unsupported_verbs_fail_cleanly(void)
+{
+    struct ibv_pd *pd = ibv_alloc_pd(ctx);
+    struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+    REQUIRE(pd && cq);
+    struct ibv_qp_init_attr ia = {.send_cq = cq, .recv_cq = cq, .cap = {4, 4, 1, 1, 0}, .qp_type = IBV_QPT_UD};
+    errno = 0;
+    CHECK(ibv_create_qp(pd, &ia) == NULL && errno == EOPNOTSUPP);
+    ia.qp_type = IBV_QPT_UC;
+    errno = 0;
+    CHECK(ibv_create_qp(pd, &ia) == NULL && errno == EOPNOTSUPP);
+    struct ibv_srq_init_attr sa = {.attr = {.max_wr = 4, .max_sge = 1}};
+    errno = 0;
+    CHECK(ibv_create_srq(pd, &sa) == NULL && errno == EOPNOTSUPP);
+    struct ibv_qp_init_attr_ex ix = {.send_cq = cq, .recv_cq = cq, .cap = {4, 4, 1, 1, 0}, .qp_type = IBV_QPT_RC,
+                                     .comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS, .pd = pd};
+    errno = 0;
+    CHECK(ibv_create_qp_ex(ctx, &ix) == NULL && errno == EOPNOTSUPP);
+    struct ibv_cq_init_attr_ex cx = {.cqe = 4};
+    errno = 0;
+    CHECK(ibv_create_cq_ex(ctx, &cx) == NULL && errno == EOPNOTSUPP);
+    errno = 0;
+    CHECK(ibv_alloc_mw(pd, IBV_MW_TYPE_1) == NULL && errno == EOPNOTSUPP);
+    struct ibv_ah_attr aa = {.port_num = 1};
+    CHECK(ibv_create_ah(pd, &aa) == NULL);
+    CHECK(ibv_destroy_cq(cq) == 0);
+    CHECK(ibv_dealloc_pd(pd) == 0);
+}
+
+static void strings_and_misc(void)
+{
+    CHECK(strcmp(ibv_wc_status_str(IBV_WC_SUCCESS), "success") == 0);
+    CHECK(strcmp(ibv_wc_status_str(IBV_WC_RETRY_EXC_ERR), "transport retry counter exceeded") == 0);
+    CHECK(strcmp(ibv_wc_status_str((enum ibv_wc_status)999), "unknown") == 0);
+    CHECK(strcmp(ibv_port_state_str(IBV_PORT_ACTIVE), "active") == 0);
+    CHECK(strcmp(ibv_node_type_str(IBV_NODE_CA), "InfiniBand channel adapter") == 0);
+    CHECK(ibv_event_type_str(IBV_EVENT_QP_FATAL) != NULL);
+    CHECK(ibv_fork_init() == 0);
+    CHECK(ibv_rate_to_mult(IBV_RATE_10_GBPS) == 4);
+    __be16 pkey;
+    CHECK(ibv_query_pkey(ctx, 1, 0, &pkey) == 0 && pkey == htons(0xffff));
+    // No async events, ever: a non-blocking read reports "nothing".
+    int fl = fcntl(ctx->async_fd, F_GETFL);
+    fcntl(ctx->async_fd, F_SETFL, fl | O_NONBLOCK);
+    struct ibv_async_event ev;
+    errno = 0;
+    CHECK(ibv_get_async_event(ctx, &ev) == -1 && errno == EAGAIN);
+    fcntl(ctx->async_fd, F_SETFL, fl);
+}
+
+static int rtr(struct ibv_qp *qp, uint32_t dest, int gidx, int mask_drop, int global)
+{
+    union ibv_gid g;
+    ibv_query_gid(ctx, 1, gidx, &g);
+    struct ibv_qp_attr a = {.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024, .dest_qp_num = dest,
+                            .rq_psn = 1, .max_dest_rd_atomic = 1, .min_rnr_timer = 12,
+                            .ah_attr = {.is_global = (uint8_t)global, .port_num = 1,
+                                        .grh = {.dgid = g, .sgid_index = (uint8_t)gidx, .hop_limit = 1}}};
+    int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+               IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+    return ibv_modify_qp(qp, &a, mask & ~mask_drop);
+}
+
+static int rts(struct ibv_qp *qp, int mask_drop, int mask_add)
+{
+    struct ibv_qp_attr a = {.qp_state = IBV_QPS_RTS, .sq_psn = 1, .timeout = 14, .retry_cnt = 7,
+                            .rnr_retry = 7, .max_rd_atomic = 1};
+    int mask = IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+               IBV_QP_MAX_QP_RD_ATOMIC;
+    return ibv_modify_qp(qp, &a, (mask & ~mask_drop) | mask_add);
+}
+
+static void qp_state_machine_and_masks(void)
+{
+    struct ibv_pd *pd = ibv_alloc_pd(ctx);
+    struct ibv_cq *cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+    REQUIRE(pd && cq);
+    struct ibv_qp_init_attr ia = {.send_cq = cq, .recv_cq = cq, .cap = {4, 4, 1, 1, 0}, .qp_type = IBV_QPT_RC};
+    struct ibv_qp *qp = ibv_create_qp(pd, &ia);
+    REQUIRE(qp);
+    int gidx = t_loopback_gid_index(ctx);
+    struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT, .port_num = 1};
+    int init_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+    // RESET -> RTR skips INIT.
+    CHECK(rtr(qp, qp->qp_num, gidx, 0, 1) == EINVAL);
+    // RESET -> INIT without ACCESS_FLAGS, or with an attribute INIT does not take.
+    CHECK(ibv_modify_qp(qp, &a, init_mask & ~IBV_QP_ACCESS_FLAGS) == EINVAL);
+    CHECK(ibv_modify_qp(qp, &a, init_mask | IBV_QP_SQ_PSN) == EINVAL);
+    a.port_num = 2;
+    CHECK(ibv_modify_qp(qp, &a, init_mask) == EINVAL);
+    a.port_num = 1;
+    CHECK(t_state(qp) == IBV_QPS_RESET);
+    struct ibv_recv_wr rwr = {.wr_id = 1}, *rbad;
+    CHECK(ibv_post_recv(qp, &rwr, &rbad) == EINVAL); // no receives in RESET
+    REQUIRE(ibv_modify_qp(qp, &a, init_mask) == 0);
+    CHECK(qp->state == IBV_QPS_INIT && t_state(qp) == IBV_QPS_INIT);
+    struct ibv_send_wr swr = {.wr_id = 1, .opcode = IBV_WR_SEND}, *sbad;
+    CHECK(ibv_post_send(qp, &swr, &sbad) == EINVAL && sbad == &swr); // no sends before RTS
+    // INIT -> RTR: each required attribute is required.
+    CHECK(rtr(qp, qp->qp_num, gidx, IBV_QP_MIN_RNR_TIMER, 1) == EINVAL);
+    CHECK(rtr(qp, qp->qp_num, gidx, IBV_QP_AV, 1) == EINVAL);
+    CHECK(rtr(qp, qp->qp_num, gidx, IBV_QP_DEST_QPN, 1) == EINVAL);
+    CHECK(rtr(qp, qp->qp_num, gidx, IBV_QP_MAX_DEST_RD_ATOMIC, 1) == EINVAL);
+    // RoCE needs a GRH naming a GID of the table.
+    CHECK(rtr(qp, qp->qp_num, gidx, 0, 0) == EINVAL);
+    CHECK(rtr(qp, qp->qp_num, 15, 0, 1) == EINVAL);
+    CHECK(t_state(qp) == IBV_QPS_INIT);
+    REQUIRE(rtr(qp, qp->qp_num, gidx, 0, 1) == 0);
+    CHECK(t_state(qp) == IBV_QPS_RTR);
+    CHECK(rtr(qp, qp->qp_num, gidx, 0, 1) == EINVAL); // RTR -> RTR is not in the table
+    // RTR -> RTS: each required attribute is required; RQ_PSN is not allowed.
+    CHECK(rts(qp, IBV_QP_SQ_PSN, 0) == EINVAL);
+    CHECK(rts(qp, IBV_QP_RNR_RETRY, 0) == EINVAL);
+    CHECK(rts(qp, IBV_QP_TIMEOUT, 0) == EINVAL);
+    CHECK(rts(qp, 0, IBV_QP_RQ_PSN) == EINVAL);
+    REQUIRE(rts(qp, 0, 0) == 0);
+    CHECK(t_state(qp) == IBV_QPS_RTS);
+    struct ibv_qp_attr qa;
+    struct ibv_qp_init_attr qia;
+    REQUIRE(ibv_query_qp(qp, &qa, IBV_QP_STATE | IBV_QP_CAP, &qia) == 0);
+    CHECK(qa.dest_qp_num == qp->qp_num && qa.path_mtu == IBV_MTU_1024 && qa.timeout == 14);
+    CHECK(qia.cap.max_inline_data >= 64 && qia.qp_type == IBV_QPT_RC);
+    // RTS -> RTS may change MIN_RNR_TIMER only among the allowed attributes.
+    struct ibv_qp_attr m = {.min_rnr_timer = 3};
+    CHECK(ibv_modify_qp(qp, &m, IBV_QP_MIN_RNR_TIMER) == 0);
+    CHECK(ibv_modify_qp(qp, &m, IBV_QP_TIMEOUT) == EINVAL);
+    // any -> ERR -> RESET -> INIT again.
+    struct ibv_qp_attr e = {.qp_state = IBV_QPS_ERR};
+    CHECK(ibv_modify_qp(qp, &e, IBV_QP_STATE) == 0 && qp->state == IBV_QPS_ERR);
+    CHECK(ibv_modify_qp(qp, &a, init_mask) == EINVAL); // ERR -> INIT is not allowed
+    struct ibv_qp_attr r = {.qp_state = IBV_QPS_RESET};
+    CHECK(ibv_modify_qp(qp, &r, IBV_QP_STATE) == 0 && qp->state == IBV_QPS_RESET);
+    CHECK(ibv_modify_qp(qp, &a, init_mask) == 0);
+    CHECK(ibv_modify_qp(qp, &e, IBV_QP_STATE) == 0);
+    CHECK(ibv_destroy_qp(qp) == 0);
+    CHECK(ibv_destroy_cq(cq) == 0);
+    CHECK(ibv_dealloc_pd(pd) == 0);
+}
+
+static void qp_numbers_are_unique(void)
+{
+    struct ibv_pd *pd = ibv_alloc_pd(ctx);
+    struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+    REQUIRE(pd && cq);
+    struct ibv_qp *qps[32];
+    struct ibv_qp_init_attr ia = {.send_cq = cq, .recv_cq = cq, .cap = {1, 1, 1, 1, 0}, .qp_type = IBV_QPT_RC};
+    for (int i = 0; i < 32; i++) {
+        qps[i] = ibv_create_qp(pd, &ia);
+        REQUIRE(qps[i]);
+        for (int j = 0; j < i; j++)
+            CHECK(qps[i]->qp_num != qps[j]->qp_num);
+    }
+    for (int i = 0; i < 32; i++)
+        CHECK(ibv_destroy_qp(qps[i]) == 0);
+    CHECK(ibv_destroy_cq(cq) == 0);
+    CHECK(ibv_dealloc_pd(pd) == 0);
+}
+
+static void completion_channel_is_a_real_fd(void)
+{
+    struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
+    REQUIRE(ch && ch->fd >= 0);
+    struct ibv_cq *cq = ibv_create_cq(ctx, 8, (void *)0x1234, ch, 0);
+    REQUIRE(cq);
+    CHECK(ibv_destroy_comp_channel(ch) == EBUSY);
+    struct pollfd p = {.fd = ch->fd, .events = POLLIN};
+    CHECK(poll(&p, 1, 0) == 0);
+    CHECK(ibv_req_notify_cq(cq, 0) == 0);
+    CHECK(ibv_destroy_cq(cq) == 0);
+    CHECK(ibv_destroy_comp_channel(ch) == 0);
+}
+
+int main(void)
+{
+    RUN(disabled_behaves_like_kernel_without_rdma);
+    RUN(device_list_names_softverbs0);
+    ctx = t_open();
+    if (!ctx) {
+        printf("not ok - open_device\n");
+        return 1;
+    }
+    RUN(query_device_and_extended_context);
+    RUN(query_port_inline_and_exported);
+    RUN(gid_table_has_link_local_and_loopback);
+    RUN(pd_mr_cq_rules);
+    RUN(unsupported_verbs_fail_cleanly);
+    RUN(strings_and_misc);
+    RUN(qp_state_machine_and_masks);
+    RUN(qp_numbers_are_unique);
+    RUN(completion_channel_is_a_real_fd);
+    ibv_close_device(ctx);
+    return t_summary();
+}
