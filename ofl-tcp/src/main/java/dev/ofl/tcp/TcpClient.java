@@ -13,6 +13,7 @@ import dev.ofl.api.OflStatus;
 import dev.ofl.api.Region;
 import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.WaitMode;
+import dev.ofl.api.spi.BootstrapIo;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageChecks;
 import dev.ofl.api.wire.MessageHeader;

@@ -2,12 +2,14 @@ package dev.ofl.tcp;
 
 import dev.ofl.api.Limits;
 import dev.ofl.api.OflConnectionException;
+import dev.ofl.api.OflHandler;
 import dev.ofl.api.OflRequest;
 import dev.ofl.api.OflResponse;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
+import dev.ofl.api.spi.BootstrapIo;
+import dev.ofl.api.spi.BootstrapServer;
 import dev.ofl.api.wire.Bootstrap;
-import dev.ofl.api.wire.HelloCheck;
 import dev.ofl.api.wire.MessageChecks;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.MessageType;
@@ -19,7 +21,6 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SocketChannel;
@@ -33,21 +34,19 @@ import org.slf4j.LoggerFactory;
  * <p>Memory: the receive and response buffers belong to a confined arena of this thread, freed
  * when the thread ends.
  */
-final class TcpServerConnection implements Runnable {
+final class TcpServerConnection implements BootstrapServer.Connection {
     private static final Logger LOG = LoggerFactory.getLogger(TcpServerConnection.class);
     /** Committed bytes are held back until this many are pending, so small pieces travel together. */
     static final int FLUSH_BYTES = 16 << 10;
     /** A DATA header, a piece of up to FLUSH_BYTES, and the RESPONSE header. */
     private static final int TX_BYTES = FLUSH_BYTES + 2 * MessageHeader.LENGTH;
-    private static final int SOCKET_BUFFER_BYTES = 4 << 20;
-    private static final long LINGER_NS = 200_000_000L;
 
-    private final TcpServer server;
+    private final BootstrapServer server;
+    private final OflHandler handler;
     private final ServerConfig config;
     private final SocketChannel channel;
     private final long id;
     private final String peer;
-    private volatile Thread thread;
     private volatile boolean inHandler;
     private boolean admitted;
 
@@ -59,25 +58,26 @@ final class TcpServerConnection implements Runnable {
     private final Request request = new Request();
     private final Response response = new Response();
 
-    TcpServerConnection(TcpServer server, SocketChannel channel, long id) {
+    TcpServerConnection(BootstrapServer server, OflHandler handler, SocketChannel channel, long id) {
         this.server = server;
+        this.handler = handler;
         this.config = server.config();
         this.channel = channel;
         this.id = id;
-        this.peer = TcpServer.remote(channel);
-    }
-
-    long id() {
-        return id;
+        this.peer = BootstrapServer.remote(channel);
     }
 
     @Override
     public void run() {
-        thread = Thread.currentThread();
         try (Arena arena = Arena.ofConfined()) {
-            if (!bootstrap()) {
+            Bootstrap.Endpoint hello = server.acceptHello(channel, TransportKind.TCP, id);
+            if (hello == null) {
                 return;
             }
+            admitted = true;
+            limits = hello.limits();
+            server.welcome(channel, Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, config.serviceName(), limits, ""));
+            LOG.debug("connection {} from {} accepted with {}", id, peer, limits);
             allocate(arena);
             serve();
         } catch (ProtocolException e) {
@@ -94,65 +94,10 @@ final class TcpServerConnection implements Runnable {
             LOG.error("connection {} from {} ended by an unexpected failure", id, peer, e);
         } finally {
             BootstrapIo.closeQuietly(channel);
-            server.ended(this, admitted);
-        }
-    }
-
-    /** Runs the HELLO/WELCOME exchange; returns false if the connection was refused. */
-    private boolean bootstrap() throws IOException, ProtocolException {
-        long deadlineNs = System.nanoTime() + config.bootstrapTimeout().toNanos();
-        channel.configureBlocking(true);
-        channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-        channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
-        channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER_BYTES);
-        channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER_BYTES);
-        byte[] frameBytes = BootstrapIo.readFully(channel, Bootstrap.FRAME_LENGTH, deadlineNs);
-        Bootstrap.Frame frame;
-        Bootstrap.Endpoint hello;
-        try {
-            frame = Bootstrap.decodeFrame(frameBytes, Bootstrap.HELLO);
-            byte[] body = BootstrapIo.readFully(channel, frame.bodyLength(), deadlineNs);
-            HelloCheck version = HelloCheck.version(frame.version());
-            if (!version.accepted()) {
-                return refuse(version.code(), version.reason());
+            if (admitted) {
+                server.release();
             }
-            hello = Bootstrap.decodeBody(body);
-        } catch (ProtocolException e) {
-            refuse(RefusalCode.MALFORMED, "malformed HELLO: " + e.getMessage());
-            throw e;
         }
-        HelloCheck check = HelloCheck.body(hello, TransportKind.TCP, config.serviceName(), config.limits());
-        if (!check.accepted()) {
-            return refuse(check.code(), check.reason());
-        }
-        if (server.closing()) {
-            return refuse(RefusalCode.SHUTTING_DOWN, "the server is shutting down");
-        }
-        if (!server.admit()) {
-            return refuse(RefusalCode.SERVER_BUSY, "the server is at its cap of " + config.maxConnections()
-                    + " connections");
-        }
-        admitted = true;
-        limits = hello.limits();
-        BootstrapIo.writeFully(channel, Bootstrap.encode(Bootstrap.WELCOME,
-                Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, config.serviceName(), limits, "")));
-        LOG.debug("connection {} from {} accepted with {}", id, peer, limits);
-        return true;
-    }
-
-    private boolean refuse(RefusalCode code, String reason) {
-        LOG.warn("refusing connection {} from {}: {} ({})", id, peer, reason, code);
-        try {
-            BootstrapIo.writeFully(channel, Bootstrap.encode(Bootstrap.WELCOME,
-                    Bootstrap.Endpoint.tcp(code, config.serviceName(), config.limits(), reason)));
-            // Closing with unread input would reset the connection and could destroy the WELCOME
-            // before the client reads it: half-close, then drain briefly.
-            channel.shutdownOutput();
-            BootstrapIo.drain(channel, System.nanoTime() + LINGER_NS);
-        } catch (IOException e) {
-            LOG.debug("could not send the refusal to {}: {}", peer, e.toString());
-        }
-        return false;
     }
 
     private void allocate(Arena arena) throws IOException {
@@ -179,7 +124,7 @@ final class TcpServerConnection implements Runnable {
             int handlerStatus;
             inHandler = true;
             try {
-                handlerStatus = server.handler().handle(request, response);
+                handlerStatus = handler.handle(request, response);
             } catch (OflConnectionException e) {
                 throw e;
             } catch (Exception e) {
@@ -219,30 +164,16 @@ final class TcpServerConnection implements Runnable {
         rxEnd = length;
     }
 
-    void closeIfIdle() {
+    @Override
+    public void closeIfIdle() {
         if (!inHandler) {
             BootstrapIo.closeQuietly(channel);
         }
     }
 
-    void forceClose() {
+    @Override
+    public void forceClose() {
         BootstrapIo.closeQuietly(channel);
-    }
-
-    void join(long deadlineNs) {
-        Thread t = thread;
-        if (t == null) {
-            return;
-        }
-        long remainingMs = (deadlineNs - System.nanoTime()) / 1_000_000;
-        if (remainingMs <= 0) {
-            return;
-        }
-        try {
-            t.join(remainingMs);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     private void writeFully(ByteBuffer buffer) throws IOException {

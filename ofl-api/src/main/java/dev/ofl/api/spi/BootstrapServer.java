@@ -1,0 +1,334 @@
+package dev.ofl.api.spi;
+
+import dev.ofl.api.OflException;
+import dev.ofl.api.ServerConfig;
+import dev.ofl.api.wire.Bootstrap;
+import dev.ofl.api.wire.HelloCheck;
+import dev.ofl.api.wire.ProtocolException;
+import dev.ofl.api.wire.RefusalCode;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The part of a server every backend shares: a TCP listener on the explicit bind address, one
+ * platform thread per connection, the connection cap, the HELLO/WELCOME exchange, and draining on
+ * close. A backend supplies what runs on each connection after the bootstrap.
+ *
+ * <p>Thread-safe.
+ */
+public final class BootstrapServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(BootstrapServer.class);
+    /** Sockets beyond the cap get a thread only to be told SERVER_BUSY; past this many more, none. */
+    private static final int REFUSAL_HEADROOM = 16;
+    private static final long LINGER_NS = 200_000_000L;
+    private static final int SOCKET_BUFFER_BYTES = 4 << 20;
+
+    /** One accepted socket's life on its own thread. */
+    public interface Connection {
+        /** Runs the connection until it ends; never throws. */
+        void run();
+
+        /** Closes the connection at once if no handler is running; used when draining. */
+        void closeIfIdle();
+
+        /** Closes the connection at once. */
+        void forceClose();
+    }
+
+    /** Makes the connection object for an accepted socket. */
+    @FunctionalInterface
+    public interface ConnectionFactory {
+        /**
+         * Creates a connection; it runs on a new thread.
+         *
+         * @param server this server
+         * @param channel the accepted socket, in blocking mode
+         * @param id a number unique within the server, for logs
+         * @return the connection
+         */
+        Connection create(BootstrapServer server, SocketChannel channel, long id);
+    }
+
+    private final ServerConfig config;
+    private final String backend;
+    private final ServerSocketChannel acceptor;
+    private final InetSocketAddress localAddress;
+    private final Thread acceptThread;
+    private final ConnectionFactory factory;
+    private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
+    private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger sockets = new AtomicInteger();
+    private final AtomicInteger admitted = new AtomicInteger();
+    private final AtomicLong connectionIds = new AtomicLong();
+    private volatile boolean closing;
+    private boolean closed;
+
+    private BootstrapServer(ServerConfig config, String backend, ServerSocketChannel acceptor,
+            ConnectionFactory factory) throws IOException {
+        this.config = config;
+        this.backend = backend;
+        this.acceptor = acceptor;
+        this.factory = factory;
+        this.localAddress = (InetSocketAddress) acceptor.getLocalAddress();
+        this.acceptThread = Thread.ofPlatform().name("ofl-" + backend + "-accept-" + localAddress.getPort())
+                .daemon().unstarted(this::acceptLoop);
+    }
+
+    /**
+     * Binds the configured address and starts accepting.
+     *
+     * @param config the server's settings
+     * @param backend the backend's name, for thread names and logs
+     * @param factory makes each connection
+     * @return the running server
+     * @throws OflException if the address cannot be bound, with the fix
+     */
+    public static BootstrapServer start(ServerConfig config, String backend, ConnectionFactory factory) {
+        ServerSocketChannel acceptor = null;
+        try {
+            acceptor = ServerSocketChannel.open();
+            acceptor.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            acceptor.bind(config.bind(), 128);
+            BootstrapServer server = new BootstrapServer(config, backend, acceptor, factory);
+            server.acceptThread.start();
+            LOG.info("ofl {} server '{}' listening on {}", backend, config.serviceName(), server.localAddress);
+            return server;
+        } catch (IOException e) {
+            BootstrapIo.closeQuietly(acceptor);
+            throw new OflException("cannot listen on " + config.bind() + ": " + e
+                    + "; is the address configured on a local interface and the port free?", e);
+        }
+    }
+
+    private void acceptLoop() {
+        while (!closing) {
+            SocketChannel channel;
+            try {
+                channel = acceptor.accept();
+            } catch (ClosedChannelException e) {
+                return;
+            } catch (IOException e) {
+                if (!closing) {
+                    LOG.warn("accept on {} failed: {}", localAddress, e.toString());
+                }
+                continue;
+            }
+            if (sockets.incrementAndGet() > config.maxConnections() + REFUSAL_HEADROOM || closing) {
+                sockets.decrementAndGet();
+                LOG.warn("dropping a connection from {}: {} sockets open, the cap is {}", remote(channel),
+                        sockets.get(), config.maxConnections());
+                BootstrapIo.closeQuietly(channel);
+                continue;
+            }
+            Connection connection = factory.create(this, channel, connectionIds.incrementAndGet());
+            connections.add(connection);
+            Thread thread = Thread.ofPlatform().name("ofl-" + backend + "-conn-" + connectionIds.get()).daemon()
+                    .unstarted(() -> {
+                        try {
+                            connection.run();
+                        } finally {
+                            BootstrapIo.closeQuietly(channel);
+                            connections.remove(connection);
+                            sockets.decrementAndGet();
+                            threads.remove(Thread.currentThread());
+                        }
+                    });
+            threads.add(thread);
+            thread.start();
+        }
+    }
+
+    /**
+     * Describes a socket's peer for logs.
+     *
+     * @param channel the socket
+     * @return its remote address, or {@code "?"}
+     */
+    public static String remote(SocketChannel channel) {
+        try {
+            return String.valueOf(channel.getRemoteAddress());
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    /**
+     * Runs the server side of the bootstrap up to the decision: reads the HELLO within the bootstrap
+     * timeout, applies {@link HelloCheck}, shutdown and the connection cap, and sends a refusing
+     * WELCOME when any fails. On acceptance the caller sets up its transport, sends its WELCOME
+     * with {@link #welcome}, and must call {@link #release()} when the connection ends.
+     *
+     * @param channel the accepted socket
+     * @param transport the backend's {@link dev.ofl.api.wire.TransportKind}
+     * @param connectionId for logs
+     * @return the accepted HELLO, or {@code null} if the client was refused (the refusal was sent)
+     * @throws IOException if the socket fails or the bootstrap times out
+     * @throws ProtocolException if the HELLO is malformed (a MALFORMED refusal was sent)
+     */
+    public Bootstrap.Endpoint acceptHello(SocketChannel channel, int transport, long connectionId)
+            throws IOException, ProtocolException {
+        long deadlineNs = System.nanoTime() + config.bootstrapTimeout().toNanos();
+        channel.configureBlocking(true);
+        channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+        channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER_BYTES);
+        channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER_BYTES);
+        Bootstrap.Endpoint hello;
+        try {
+            Bootstrap.Frame frame = Bootstrap.decodeFrame(
+                    BootstrapIo.readFully(channel, Bootstrap.FRAME_LENGTH, deadlineNs), Bootstrap.HELLO);
+            byte[] body = BootstrapIo.readFully(channel, frame.bodyLength(), deadlineNs);
+            HelloCheck version = HelloCheck.version(frame.version());
+            if (!version.accepted()) {
+                refuse(channel, connectionId, version.code(), version.reason());
+                return null;
+            }
+            hello = Bootstrap.decodeBody(body);
+        } catch (ProtocolException e) {
+            refuse(channel, connectionId, RefusalCode.MALFORMED, "malformed HELLO: " + e.getMessage());
+            throw e;
+        }
+        HelloCheck check = HelloCheck.body(hello, transport, config.serviceName(), config.limits());
+        if (!check.accepted()) {
+            refuse(channel, connectionId, check.code(), check.reason());
+            return null;
+        }
+        if (closing) {
+            refuse(channel, connectionId, RefusalCode.SHUTTING_DOWN, "the server is shutting down");
+            return null;
+        }
+        if (admitted.incrementAndGet() > config.maxConnections()) {
+            admitted.decrementAndGet();
+            refuse(channel, connectionId, RefusalCode.SERVER_BUSY, "the server is at its cap of "
+                    + config.maxConnections() + " connections");
+            return null;
+        }
+        return hello;
+    }
+
+    /**
+     * Sends the accepting WELCOME.
+     *
+     * @param channel the socket
+     * @param welcome the server's endpoint, with status {@link RefusalCode#ACCEPTED}
+     * @throws IOException if writing fails
+     */
+    public void welcome(SocketChannel channel, Bootstrap.Endpoint welcome) throws IOException {
+        BootstrapIo.writeFully(channel, Bootstrap.encode(Bootstrap.WELCOME, welcome));
+    }
+
+    /**
+     * Sends a refusing WELCOME carrying the server's maxima and the reason, then half-closes and
+     * drains briefly, so that closing does not reset the connection before the client reads it.
+     *
+     * @param channel the socket
+     * @param connectionId for logs
+     * @param code why
+     * @param reason a sentence naming the values involved
+     */
+    public void refuse(SocketChannel channel, long connectionId, RefusalCode code, String reason) {
+        LOG.warn("refusing connection {} from {}: {} ({})", connectionId, remote(channel), reason, code);
+        try {
+            BootstrapIo.writeFully(channel, Bootstrap.encode(Bootstrap.WELCOME,
+                    Bootstrap.Endpoint.tcp(code, config.serviceName(), config.limits(), reason)));
+            channel.shutdownOutput();
+            BootstrapIo.drain(channel, System.nanoTime() + LINGER_NS);
+        } catch (IOException e) {
+            LOG.debug("could not send the refusal to {}: {}", remote(channel), e.toString());
+        }
+    }
+
+    /** Gives back the place in the connection cap that an accepted HELLO took. */
+    public void release() {
+        admitted.decrementAndGet();
+    }
+
+    /**
+     * Whether {@link #close()} has begun.
+     *
+     * @return {@code true} once closing
+     */
+    public boolean closing() {
+        return closing;
+    }
+
+    /**
+     * The server's settings.
+     *
+     * @return the configuration
+     */
+    public ServerConfig config() {
+        return config;
+    }
+
+    /**
+     * The bound address, with the actual port.
+     *
+     * @return the address
+     */
+    public InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    /**
+     * How many connections completed the bootstrap and are open.
+     *
+     * @return the count
+     */
+    public int connectionCount() {
+        return admitted.get();
+    }
+
+    /**
+     * Drains and stops: stops accepting, closes idle connections, waits up to the drain timeout
+     * for running handlers, then closes the rest. Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        closing = true;
+        BootstrapIo.closeQuietly(acceptor);
+        for (Connection connection : connections) {
+            connection.closeIfIdle();
+        }
+        joinAll(System.nanoTime() + config.drainTimeout().toNanos());
+        for (Connection connection : connections) {
+            connection.forceClose();
+        }
+        joinAll(System.nanoTime() + 1_000_000_000L);
+        try {
+            acceptThread.join(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        LOG.info("ofl {} server on {} closed", backend, localAddress);
+    }
+
+    private void joinAll(long deadlineNs) {
+        for (Thread thread : threads) {
+            long remainingMs = (deadlineNs - System.nanoTime()) / 1_000_000;
+            if (remainingMs <= 0) {
+                return;
+            }
+            try {
+                thread.join(remainingMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+}
