@@ -7,12 +7,18 @@
  * RDMA is usable, owns the native object tree (context, protection domain, memory regions,
  * completion queues, queue pairs) and selects the RoCE v2 GID for a local address.
  *
+ * <p>{@code dev.ofl.verbs.rdma} holds the RDMA backend of ofl, found by the service loader under the
+ * name {@code "rdma"}.
+ *
  * <p>This module calls native code: grant it access with
  * {@code --enable-native-access=dev.ofl.verbs} (or {@code ALL-UNNAMED} on the class path).
  */
 module dev.ofl.verbs {
+    requires dev.ofl.api;
     requires org.slf4j;
 
     exports dev.ofl.verbs;
     exports dev.ofl.verbs.ffm;
+
+    provides dev.ofl.api.spi.OflBackend with dev.ofl.verbs.rdma.RdmaBackend;
 }

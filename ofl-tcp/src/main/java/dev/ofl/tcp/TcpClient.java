@@ -7,29 +7,25 @@ import dev.ofl.api.Limits;
 import dev.ofl.api.NanoClock;
 import dev.ofl.api.OflClient;
 import dev.ofl.api.OflConnectionException;
-import dev.ofl.api.OflException;
-import dev.ofl.api.OflRefusedException;
 import dev.ofl.api.OflStatus;
 import dev.ofl.api.Region;
 import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.WaitMode;
 import dev.ofl.api.spi.BootstrapIo;
+import dev.ofl.api.spi.ClientBootstrap;
+import dev.ofl.api.spi.RequestEncoder;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageChecks;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.MessageType;
 import dev.ofl.api.wire.ProtocolException;
-import dev.ofl.api.wire.RangeDescriptor;
 import dev.ofl.api.wire.RefusalCode;
-import dev.ofl.api.wire.TransportKind;
 import dev.ofl.api.wire.WireStatus;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -50,7 +46,6 @@ final class TcpClient implements OflClient {
     /** Receive buffer for headers and small pieces; pieces this large or more bypass it. */
     private static final int RX_BYTES = 64 << 10;
     private static final int DIRECT_READ_BYTES = 16 << 10;
-    private static final int SOCKET_BUFFER_BYTES = 4 << 20;
     /** The action form of select() skips the selected-key set, whose insertions allocate. */
     private static final java.util.function.Consumer<SelectionKey> IGNORE_KEY = selected -> { };
 
@@ -92,6 +87,7 @@ final class TcpClient implements OflClient {
     private final MemorySegment rx;
     private final ByteBuffer rxBuffer;
     private final MessageHeader header = new MessageHeader();
+    private final RequestEncoder encoder = new RequestEncoder();
 
     private SocketChannel channel;
     private Selector selector;
@@ -133,39 +129,9 @@ final class TcpClient implements OflClient {
         long deadlineNs = System.nanoTime() + config.connectTimeout().toNanos();
         SocketChannel ch = null;
         try {
-            ch = SocketChannel.open();
-            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
-            ch.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER_BYTES);
-            ch.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER_BYTES);
-            if (config.localAddress() != null) {
-                ch.bind(new InetSocketAddress(config.localAddress(), 0));
-            }
-            ch.socket().connect(server, (int) Math.max(1, config.connectTimeout().toMillis()));
-            BootstrapIo.writeFully(ch, Bootstrap.encode(Bootstrap.HELLO, Bootstrap.Endpoint.tcp(
-                    RefusalCode.ACCEPTED, config.serviceName(), limits, "")));
-            Bootstrap.Frame frame = Bootstrap.decodeFrame(
-                    BootstrapIo.readFully(ch, Bootstrap.FRAME_LENGTH, deadlineNs), Bootstrap.WELCOME);
-            if (frame.version() != MessageHeader.VERSION) {
-                throw new OflException("server " + server + " answered in protocol version " + frame.version()
-                        + "; this client speaks version " + MessageHeader.VERSION);
-            }
-            Bootstrap.Endpoint welcome = Bootstrap.decodeBody(
-                    BootstrapIo.readFully(ch, frame.bodyLength(), deadlineNs));
-            if (welcome.status() != RefusalCode.ACCEPTED) {
-                throw new OflRefusedException(welcome.status(), "server " + server + " refused the connection ("
-                        + welcome.status() + "): " + welcome.text());
-            }
-            int critical = Bootstrap.firstCriticalExtension(welcome.extensions());
-            if (critical >= 0) {
-                throw new OflException("server " + server + " requires extension type 0x"
-                        + Integer.toHexString(critical) + ", which this client does not support");
-            }
-            if (welcome.transport() != TransportKind.TCP || !welcome.limits().equals(limits)
-                    || !welcome.serviceName().equals(config.serviceName())) {
-                throw new OflException("server " + server + " accepted with other parameters than proposed: "
-                        + welcome + "; expected tcp, '" + config.serviceName() + "', " + limits);
-            }
+            ch = ClientBootstrap.open(config);
+            ClientBootstrap.exchange(ch, server, Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, config.serviceName(),
+                    limits, ""), deadlineNs);
             ch.configureBlocking(false);
             Selector sel = Selector.open();
             key = ch.register(sel, SelectionKey.OP_READ);
@@ -179,9 +145,6 @@ final class TcpClient implements OflClient {
             rxEnd = 0;
             pieceRemaining = 0;
             LOG.debug("connected to {} as {}", server, ch.getLocalAddress());
-        } catch (ProtocolException e) {
-            BootstrapIo.closeQuietly(ch);
-            throw new OflException("server " + server + " sent a malformed WELCOME: " + e.getMessage(), e);
         } catch (IOException e) {
             BootstrapIo.closeQuietly(ch);
             throw new OflConnectionException("cannot connect to " + server + ": " + e
@@ -226,43 +189,15 @@ final class TcpClient implements OflClient {
         if (nextTicket - oldestTicket == slots.length) {
             return OflStatus.IN_FLIGHT_FULL;
         }
-        if (payloadLength < 0 || payloadLength > limits.maxRequestBytes()) {
-            throw new IllegalArgumentException("payload length " + payloadLength + " is outside 0.."
-                    + limits.maxRequestBytes() + " (the negotiated maxRequestBytes)");
-        }
+        RequestEncoder.check(this, regions, limits, payloadLength, ranges);
         int count = ranges.count();
-        if (count > limits.maxRanges()) {
-            throw new IllegalArgumentException(count + " ranges exceed the negotiated maxRanges " + limits.maxRanges());
-        }
-        if (ranges.totalLength() > limits.maxResponseBytes()) {
-            throw new IllegalArgumentException("ranges of " + ranges.totalLength()
-                    + " bytes exceed the negotiated maxResponseBytes " + limits.maxResponseBytes());
-        }
-        for (int i = 0; i < count; i++) {
-            Region region = ranges.region(i);
-            if (region.owner() != this || regions.get(region.id()) != region) {
-                throw new IllegalArgumentException("range " + i + " lies in " + region
-                        + ", which is not registered with this client");
-            }
-        }
         Slot slot = slotOf(nextTicket);
-        MemorySegment message = slot.message;
-        header.wrap(message, 0)
-                .reset(MessageType.REQUEST, nextTicket - ticketBase)
-                .op(op)
-                .generation(generation)
-                .payloadLength(payloadLength)
-                .rangeCount(count);
-        long rangesOffset = MessageHeader.rangesOffset(payloadLength);
-        for (long pad = MessageHeader.LENGTH + payloadLength; pad < rangesOffset; pad++) {
-            message.set(ValueLayout.JAVA_BYTE, pad, (byte) 0);
-        }
+        long length = encoder.encode(slot.message, nextTicket - ticketBase, op, generation, payloadLength, ranges,
+                RequestEncoder.RangeAddressing.NONE);
         for (int i = 0; i < count; i++) {
             slot.regionIds[i] = ranges.region(i).id();
             slot.offsets[i] = ranges.offset(i);
             slot.lengths[i] = ranges.length(i);
-            RangeDescriptor.write(message, rangesOffset + (long) i * RangeDescriptor.LENGTH, 0,
-                    (int) ranges.length(i), 0);
         }
         slot.rangeCount = count;
         slot.capacity = ranges.totalLength();
@@ -273,7 +208,7 @@ final class TcpClient implements OflClient {
         slot.cursorRange = 0;
         slot.cursorOffset = 0;
         ByteBuffer out = slot.messageBuffer;
-        out.limit((int) MessageHeader.requestLength(payloadLength, count)).position(0);
+        out.limit((int) length).position(0);
         try {
             send(out);
         } catch (IOException e) {

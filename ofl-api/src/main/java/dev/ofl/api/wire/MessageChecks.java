@@ -163,4 +163,56 @@ public final class MessageChecks {
         }
         return type;
     }
+
+    /**
+     * Checks a RESPONSE header that arrived by RDMA WRITE WITH IMMEDIATE (client side). Unlike
+     * TCP, the client cannot count the bytes that were placed, so an OK response's length is only
+     * bounded by the ranges' capacity.
+     *
+     * @param header the header read from the completion ring
+     * @param expectedSequence the oldest outstanding request's sequence
+     * @param capacity its ranges' total length
+     * @throws ProtocolException naming the first field that fails
+     */
+    public static void checkRdmaResponse(MessageHeader header, long expectedSequence, long capacity)
+            throws ProtocolException {
+        common(header);
+        if (header.type() != MessageType.RESPONSE) {
+            throw new ProtocolException("type", header.type(), "the completion ring holds only RESPONSE (3)");
+        }
+        if (header.sequence() != expectedSequence) {
+            throw new ProtocolException("sequence", header.sequence(),
+                    "expected the oldest outstanding request, " + expectedSequence);
+        }
+        if (header.rangeCount() != 0 || header.payloadLength() != 0) {
+            throw new ProtocolException("payload length", header.payloadLength() | header.rangeCount(),
+                    "a RESPONSE carries no payload and no ranges");
+        }
+        int status = header.status();
+        switch (status) {
+            case WireStatus.OK -> {
+                if (header.responseLength() < 0 || header.responseLength() > capacity) {
+                    throw new ProtocolException("response length", header.responseLength(),
+                            "exceeds the request's ranges, " + capacity + " bytes");
+                }
+                if (header.handlerStatus() != 0) {
+                    throw new ProtocolException("handler status", header.handlerStatus(), "must be zero with OK");
+                }
+            }
+            case WireStatus.REFUSED -> {
+                if (header.handlerStatus() == 0) {
+                    throw new ProtocolException("handler status", 0, "a refusal carries a non-zero status");
+                }
+                if (header.responseLength() != 0) {
+                    throw new ProtocolException("response length", header.responseLength(), "a refusal has none");
+                }
+            }
+            case WireStatus.HANDLER_FAILED -> {
+                if (header.responseLength() != 0) {
+                    throw new ProtocolException("response length", header.responseLength(), "a failure has none");
+                }
+            }
+            default -> throw new ProtocolException("status", status, "not a known wire status");
+        }
+    }
 }

@@ -1,0 +1,260 @@
+package dev.ofl.verbs.rdma;
+
+import dev.ofl.api.wire.Bootstrap;
+import dev.ofl.verbs.CompletionChannel;
+import dev.ofl.verbs.CompletionQueue;
+import dev.ofl.verbs.Errno;
+import dev.ofl.verbs.Gid;
+import dev.ofl.verbs.MemoryRegion;
+import dev.ofl.verbs.PathMtu;
+import dev.ofl.verbs.QueuePair;
+import dev.ofl.verbs.QueuePairCapabilities;
+import dev.ofl.verbs.RtrParameters;
+import dev.ofl.verbs.VerbsException;
+import dev.ofl.verbs.ffm.ibv_qp_state;
+import dev.ofl.verbs.ffm.ibv_recv_wr;
+import dev.ofl.verbs.ffm.ibv_send_flags;
+import dev.ofl.verbs.ffm.ibv_send_wr;
+import dev.ofl.verbs.ffm.ibv_sge;
+import dev.ofl.verbs.ffm.ibv_wc;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One RC connection's verbs objects: completion channel (event mode only), one completion queue
+ * for sends and receives, the queue pair, and the memory regions registered for it. Owned by one
+ * client or server connection; {@link #breakLink()} may also be called by its liveness thread.
+ *
+ * <p>Teardown order (ownership): the QP goes to ERR and its completions are drained, then the QP is
+ * destroyed, then the memory regions are deregistered (no write can target them any more), then
+ * the CQ and channel.
+ */
+final class Link implements AutoCloseable {
+    /** Completions taken per poll. */
+    static final int POLL_BATCH = 16;
+    private static final SecureRandom PSN = new SecureRandom();
+
+    final CompletionChannel channel;
+    final CompletionQueue cq;
+    final QueuePair qp;
+    final int psn = PSN.nextInt(1 << 24);
+    private final RdmaDevice device;
+    private final List<MemoryRegion> regions = new ArrayList<>();
+    private final Arena arena = Arena.ofShared();
+    final MemorySegment completions = ibv_wc.allocateArray(POLL_BATCH, arena);
+    private final MemorySegment[] completionViews = new MemorySegment[POLL_BATCH];
+    private final MemorySegment sendWr = ibv_send_wr.allocate(arena);
+    private final MemorySegment sendSge = ibv_sge.allocate(arena);
+    private final MemorySegment recvWr = ibv_recv_wr.allocate(arena);
+    private final MemorySegment recvSge = ibv_sge.allocate(arena);
+    private boolean broken;
+    private boolean closed;
+
+    private Link(RdmaDevice device, CompletionChannel channel, CompletionQueue cq, QueuePair qp) {
+        this.device = device;
+        this.channel = channel;
+        this.cq = cq;
+        this.qp = qp;
+        for (int i = 0; i < POLL_BATCH; i++) {
+            completionViews[i] = ibv_wc.asSlice(completions, i);
+        }
+        ibv_send_wr.sg_list(sendWr, sendSge);
+        ibv_recv_wr.sg_list(recvWr, recvSge);
+    }
+
+    /** Creates the queues and the QP, in INIT with the given remote access; unwinds on failure. */
+    static Link create(RdmaDevice device, int sendDepth, int receiveDepth, int maxInline, boolean events,
+            int remoteAccess) {
+        CompletionChannel channel = null;
+        CompletionQueue cq = null;
+        try {
+            channel = events ? device.context.createCompletionChannel() : null;
+            cq = device.context.createCompletionQueue(sendDepth + receiveDepth + 1, channel, 0);
+            QueuePair qp = device.domain.createReliableConnected(cq, cq,
+                    new QueuePairCapabilities(sendDepth, receiveDepth, 1, 1, maxInline));
+            Link link = new Link(device, channel, cq, qp);
+            try {
+                qp.modifyToInit(device.gid.port(), remoteAccess);
+            } catch (RuntimeException e) {
+                link.close();
+                throw e;
+            }
+            return link;
+        } catch (RuntimeException e) {
+            // close() is idempotent: resources the failed link already closed are skipped.
+            if (cq != null) {
+                closeQuietly(cq, e);
+            }
+            if (channel != null) {
+                closeQuietly(channel, e);
+            }
+            throw e;
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable closeable, RuntimeException primary) {
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            primary.addSuppressed(e);
+        }
+    }
+
+    /** Registers memory for this connection; deregistered by {@link #close()} after the QP. */
+    MemoryRegion register(MemorySegment memory, int access) {
+        MemoryRegion region = device.domain.register(memory, access);
+        regions.add(region);
+        return region;
+    }
+
+    /** This side's bootstrap parameters. */
+    Bootstrap.Endpoint endpoint(Bootstrap.Endpoint base, long ringAddress, int ringKey) {
+        return new Bootstrap.Endpoint(base.status(), base.transport(), base.serviceName(), base.limits(),
+                qp.qpNumber(), psn, device.gid.gid().toBytes(), PathMtu.toBytes(device.activeMtu()), ringAddress,
+                ringKey, base.text(), base.extensions());
+    }
+
+    /** Moves to RTR towards the peer, then RTS; the path MTU is the smaller active MTU. */
+    void connect(Bootstrap.Endpoint peer, RdmaSettings settings) {
+        int peerMtu;
+        try {
+            peerMtu = PathMtu.fromBytes(peer.mtu());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("the peer's MTU " + peer.mtu() + " is not a verbs MTU", e);
+        }
+        int pathMtu = PathMtu.pathMtu(device.activeMtu(), peerMtu);
+        qp.modifyToRtr(RtrParameters.roce(peer.qpn() & 0xff_ffff, peer.psn() & 0xff_ffff, pathMtu,
+                Gid.fromBytes(peer.gid()), device.gid.index(), device.gid.port()));
+        qp.modifyToRts(settings.rts(psn));
+    }
+
+    /** Posts one receive: {@code length} zero means a receive for WRITE WITH IMMEDIATE only. */
+    int postReceive(long workRequestId, long address, int length, int lkey) {
+        ibv_recv_wr.wr_id(recvWr, workRequestId);
+        if (length == 0) {
+            ibv_recv_wr.num_sge(recvWr, 0);
+        } else {
+            ibv_recv_wr.num_sge(recvWr, 1);
+            ibv_sge.addr(recvSge, address);
+            ibv_sge.length(recvSge, length);
+            ibv_sge.lkey(recvSge, lkey);
+        }
+        return qp.postRecv(recvWr);
+    }
+
+    /** Posts one send work request with one gather entry; returns 0 or an errno value. */
+    int postSend(long workRequestId, int opcode, boolean signaled, long address, int length, int lkey,
+            long remoteAddress, int rkey, int immediate) {
+        ibv_send_wr.wr_id(sendWr, workRequestId);
+        ibv_send_wr.num_sge(sendWr, 1);
+        ibv_send_wr.opcode(sendWr, opcode);
+        int flags = signaled ? ibv_send_flags.IBV_SEND_SIGNALED : 0;
+        if (length <= qp.capabilities().maxInlineData()) {
+            flags |= ibv_send_flags.IBV_SEND_INLINE;
+        }
+        ibv_send_wr.send_flags(sendWr, flags);
+        ibv_send_wr.imm_data(sendWr, immediate);
+        ibv_send_wr.wr_rdma_remote_addr(sendWr, remoteAddress);
+        ibv_send_wr.wr_rdma_rkey(sendWr, rkey);
+        ibv_sge.addr(sendSge, address);
+        ibv_sge.length(sendSge, length);
+        ibv_sge.lkey(sendSge, lkey);
+        return qp.postSend(sendWr);
+    }
+
+    /** The i-th completion of the last poll, as a {@code struct ibv_wc} view. */
+    MemorySegment completion(int index) {
+        return completionViews[index];
+    }
+
+    /**
+     * Polls up to {@link #POLL_BATCH} completions.
+     *
+     * @return the count, or a negative errno value
+     */
+    int poll() {
+        return cq.poll(POLL_BATCH, completions);
+    }
+
+    /**
+     * Moves the QP to ERR so that nothing more lands in our memory and outstanding work flushes.
+     * Idempotent; safe from the liveness thread.
+     */
+    synchronized void breakLink() {
+        if (broken || closed) {
+            return;
+        }
+        broken = true;
+        qp.modifyToError();
+    }
+
+    /** True once the QP was moved to ERR by us. */
+    synchronized boolean isBroken() {
+        return broken;
+    }
+
+    /** Releases everything in the documented order. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        VerbsException failure = null;
+        try {
+            if (!broken && qp.queryState() != ibv_qp_state.IBV_QPS_RESET) {
+                broken = true;
+                qp.modifyToError();
+            }
+            drainFlushes();
+        } catch (VerbsException e) {
+            failure = e;
+        }
+        closed = true;
+        List<AutoCloseable> order = new ArrayList<>();
+        order.add(qp);
+        order.addAll(regions);
+        order.add(cq);
+        if (channel != null) {
+            order.add(channel);
+        }
+        for (AutoCloseable resource : order) {
+            try {
+                resource.close();
+            } catch (Exception e) {
+                if (failure == null) {
+                    failure = e instanceof VerbsException v ? v : new VerbsException("close", 0, 0, resource.toString(),
+                            "none", e);
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        arena.close();
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** Takes the flushed completions of an ERR queue pair, bounded, before anything is freed. */
+    private void drainFlushes() {
+        long deadlineNs = System.nanoTime() + 1_000_000_000L;
+        int emptyPolls = 0;
+        while (emptyPolls < 3 && System.nanoTime() - deadlineNs < 0) {
+            int n = cq.poll(POLL_BATCH, completions);
+            if (n < 0) {
+                throw VerbsException.errno("ibv_poll_cq", -n, "draining " + qp, "none");
+            }
+            emptyPolls = n == 0 ? emptyPolls + 1 : 0;
+            if (n == 0) {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    static String describe(int errno) {
+        return Errno.describe(errno);
+    }
+}

@@ -1,0 +1,62 @@
+package dev.ofl.verbs.rdma;
+
+import dev.ofl.api.Limits;
+import dev.ofl.api.OflHandler;
+import dev.ofl.api.OflServer;
+import dev.ofl.api.ServerConfig;
+import dev.ofl.api.spi.BootstrapServer;
+import java.net.InetSocketAddress;
+
+/**
+ * The RDMA server: the shared bootstrap server, with one RC queue pair per connection on the
+ * device that carries the bound address. Owns the device (context and PD) until closed, after
+ * every connection.
+ */
+final class RdmaServer implements OflServer {
+    private final BootstrapServer server;
+    private final RdmaDevice device;
+
+    private RdmaServer(BootstrapServer server, RdmaDevice device) {
+        this.server = server;
+        this.device = device;
+    }
+
+    static RdmaServer start(ServerConfig config, OflHandler handler) {
+        RdmaSettings settings = RdmaSettings.from(config.properties());
+        RdmaDevice device = RdmaDevice.open(config.bind().getAddress(), settings);
+        try {
+            return new RdmaServer(BootstrapServer.start(config, RdmaBackend.NAME,
+                    (server, channel, id) -> new RdmaServerConnection(server, device, settings, handler, channel, id)),
+                    device);
+        } catch (RuntimeException e) {
+            device.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return server.localAddress();
+    }
+
+    @Override
+    public int connectionCount() {
+        return server.connectionCount();
+    }
+
+    @Override
+    public Limits limits() {
+        return server.config().limits();
+    }
+
+    @Override
+    public String backend() {
+        return RdmaBackend.NAME;
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        device.close();
+    }
+}

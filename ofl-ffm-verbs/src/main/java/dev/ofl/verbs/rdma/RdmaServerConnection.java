@@ -1,0 +1,500 @@
+package dev.ofl.verbs.rdma;
+
+import dev.ofl.api.Limits;
+import dev.ofl.api.OflConnectionException;
+import dev.ofl.api.OflHandler;
+import dev.ofl.api.OflRequest;
+import dev.ofl.api.OflResponse;
+import dev.ofl.api.ServerConfig;
+import dev.ofl.api.WaitMode;
+import dev.ofl.api.spi.BootstrapIo;
+import dev.ofl.api.spi.BootstrapServer;
+import dev.ofl.api.wire.Bootstrap;
+import dev.ofl.api.wire.MessageChecks;
+import dev.ofl.api.wire.MessageHeader;
+import dev.ofl.api.wire.MessageType;
+import dev.ofl.api.wire.ProtocolException;
+import dev.ofl.api.wire.RangeDescriptor;
+import dev.ofl.api.wire.RefusalCode;
+import dev.ofl.api.wire.TransportKind;
+import dev.ofl.api.wire.WireStatus;
+import dev.ofl.verbs.MemoryRegion;
+import dev.ofl.verbs.VerbsException;
+import dev.ofl.verbs.ffm.ibv_access_flags;
+import dev.ofl.verbs.ffm.ibv_wc;
+import dev.ofl.verbs.ffm.ibv_wc_opcode;
+import dev.ofl.verbs.ffm.ibv_wc_status;
+import dev.ofl.verbs.ffm.ibv_wr_opcode;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.SocketChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One server-side RDMA connection, on its own thread: after the bootstrap, take a request from a
+ * receive slot, run the handler, RDMA WRITE its response pieces into the client's ranges, WRITE
+ * WITH IMMEDIATE the completion header into the client's ring, repost the slot.
+ *
+ * <p>Memory: receive slots, the response staging area and the header buffer belong to a confined
+ * arena of this thread and are registered with the connection's {@link Link}; the arena is freed
+ * only after the link is closed (QP in ERR, drained, destroyed, regions deregistered).
+ */
+final class RdmaServerConnection implements BootstrapServer.Connection {
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaServerConnection.class);
+    /** Committed bytes wait until this many are pending, so that tiny commits do not each cost a WRITE. */
+    static final int FLUSH_BYTES = 16 << 10;
+    private static final int SEND_DEPTH = 256;
+    /** Every this many writes one is signalled, so the send queue's progress can be observed. */
+    private static final int SIGNAL_INTERVAL = 64;
+    private static final int MAX_INLINE = 256;
+    private static final int IDLE_WAIT_MS = 100;
+
+    /** Ends the connection quietly: the peer left or the server closes. */
+    private static final class Ended extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Ended(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private final BootstrapServer server;
+    private final RdmaDevice device;
+    private final RdmaSettings settings;
+    private final OflHandler handler;
+    private final ServerConfig config;
+    private final SocketChannel channel;
+    private final long id;
+    private final String peer;
+    private final MessageHeader header = new MessageHeader();
+    private final Request request = new Request();
+    private final Response response = new Response();
+    private final Libc libc = new Libc();
+    private volatile boolean inHandler;
+    private volatile String peerLoss;
+    private volatile Link link;
+
+    private Limits limits;
+    private long ringAddress;
+    private int ringKey;
+    private MemorySegment receiveSlots;
+    private long slotBytes;
+    private MemoryRegion receiveMr;
+    private MemorySegment[] payloadViews;
+    private final int[] pendingSlots = new int[Limits.MAX_IN_FLIGHT];
+    private final int[] pendingLengths = new int[Limits.MAX_IN_FLIGHT];
+    private int pendingHead;
+    private int pendingCount;
+    private long postedWrites;
+    private long completedWrites;
+
+    RdmaServerConnection(BootstrapServer server, RdmaDevice device, RdmaSettings settings, OflHandler handler,
+            SocketChannel channel, long id) {
+        this.server = server;
+        this.device = device;
+        this.settings = settings;
+        this.handler = handler;
+        this.config = server.config();
+        this.channel = channel;
+        this.id = id;
+        this.peer = BootstrapServer.remote(channel);
+    }
+
+    @Override
+    public void run() {
+        boolean admitted = false;
+        try (Arena arena = Arena.ofConfined()) {
+            Bootstrap.Endpoint hello = server.acceptHello(channel, TransportKind.RDMA, id);
+            if (hello == null) {
+                return;
+            }
+            admitted = true;
+            Bootstrap.Endpoint welcome;
+            try {
+                welcome = setUp(arena, hello);
+            } catch (RuntimeException e) {
+                LOG.warn("connection {} from {}: setting up the queue pair failed", id, peer, e);
+                server.refuse(channel, id, RefusalCode.TRANSPORT_SETUP_FAILED, String.valueOf(e.getMessage()));
+                return;
+            }
+            server.welcome(channel, welcome);
+            Link watched = link;
+            Liveness.watch(channel, "ofl-rdma-liveness-" + watched.qp.qpNumber(), reason -> {
+                peerLoss = reason;
+                breakQuietly(watched);
+            });
+            LOG.debug("connection {} from {} accepted with {} on qp {}", id, peer, limits, watched.qp.qpNumber());
+            serve();
+        } catch (Ended e) {
+            LOG.debug("connection {} from {} ended: {}", id, peer, e.getMessage());
+        } catch (ProtocolException e) {
+            LOG.warn("closing connection {} from {}: {}", id, peer, e.getMessage());
+        } catch (IOException e) {
+            LOG.info("connection {} from {} failed: {}", id, peer, e.toString());
+        } catch (OflConnectionException e) {
+            LOG.warn("connection {} from {} ended: {}", id, peer, e.getMessage());
+        } catch (RuntimeException | Error e) {
+            LOG.error("connection {} from {} ended by an unexpected failure", id, peer, e);
+        } finally {
+            BootstrapIo.closeQuietly(channel);
+            Link l = link;
+            if (l != null) {
+                try {
+                    l.close();
+                } catch (VerbsException e) {
+                    LOG.warn("connection {}: releasing its verbs objects failed: {}", id, e.getMessage());
+                }
+            }
+            libc.close();
+            if (admitted) {
+                server.release();
+            }
+        }
+    }
+
+    private Bootstrap.Endpoint setUp(Arena arena, Bootstrap.Endpoint hello) {
+        limits = hello.limits();
+        ringAddress = hello.ringAddress();
+        ringKey = hello.ringKey();
+        int n = limits.maxInFlight();
+        Link created = Link.create(device, SEND_DEPTH, n, MAX_INLINE, config.waitMode() == WaitMode.BLOCKING, 0);
+        link = created;
+        slotBytes = (MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges()) + 63) & ~63L;
+        receiveSlots = arena.allocate(slotBytes * n, 4096);
+        receiveMr = created.register(receiveSlots, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
+        payloadViews = new MemorySegment[n];
+        response.allocate(arena, created);
+        for (int i = 0; i < n; i++) {
+            postReceive(i);
+        }
+        created.connect(hello, settings);
+        return created.endpoint(new Bootstrap.Endpoint(RefusalCode.ACCEPTED, TransportKind.RDMA, config.serviceName(),
+                limits, 0, 0, null, 0, 0, 0, "", null), 0, 0);
+    }
+
+    private void postReceive(int slot) {
+        int rc = link.postReceive(slot, receiveSlots.address() + slot * slotBytes, (int) slotBytes, receiveMr.lkey());
+        if (rc != 0) {
+            throw new OflConnectionException("ibv_post_recv of receive slot " + slot + " failed: "
+                    + Link.describe(rc));
+        }
+    }
+
+    private void serve() throws ProtocolException {
+        long sequence = 0;
+        while (true) {
+            while (pendingCount == 0) {
+                if (poll() == 0) {
+                    idle();
+                }
+            }
+            int slot = pendingSlots[pendingHead];
+            int length = pendingLengths[pendingHead];
+            pendingHead = (pendingHead + 1) % pendingSlots.length;
+            pendingCount--;
+            handle(slot, length, sequence);
+            postReceive(slot);
+            sequence++;
+        }
+    }
+
+    private void handle(int slot, int byteLength, long sequence) throws ProtocolException {
+        MemorySegment message = receiveSlots.asSlice(slot * slotBytes, slotBytes);
+        if (byteLength < MessageHeader.LENGTH) {
+            throw new ProtocolException("request byte length", byteLength, "shorter than the 64-byte header");
+        }
+        header.wrap(message, 0);
+        long length = MessageChecks.checkRequest(header, limits, sequence);
+        if (length != byteLength) {
+            throw new ProtocolException("request byte length", byteLength,
+                    "the header describes a message of " + length + " bytes");
+        }
+        long capacity = MessageChecks.checkRanges(message, 0, header, limits);
+        request.set(slot, message, header, capacity);
+        response.begin(message, header, sequence, capacity);
+        int handlerStatus;
+        inHandler = true;
+        try {
+            handlerStatus = handler.handle(request, response);
+        } catch (OflConnectionException | Ended e) {
+            throw e;
+        } catch (Exception e) {
+            LOG.warn("handler failed on connection {} (op {}, sequence {}): {}", id, request.op(), sequence,
+                    e.toString(), e);
+            response.finish(WireStatus.HANDLER_FAILED, 0);
+            return;
+        } finally {
+            inHandler = false;
+        }
+        response.finish(handlerStatus == 0 ? WireStatus.OK : WireStatus.REFUSED, handlerStatus);
+    }
+
+    /** Takes completions: receives join the pending queue, signalled writes advance the count. */
+    private int poll() {
+        int n = link.poll();
+        if (n < 0) {
+            throw new OflConnectionException("ibv_poll_cq failed: " + Link.describe(-n));
+        }
+        for (int i = 0; i < n; i++) {
+            MemorySegment wc = link.completion(i);
+            int status = ibv_wc.status(wc);
+            int opcode = ibv_wc.opcode(wc);
+            if (status != ibv_wc_status.IBV_WC_SUCCESS) {
+                onFailedCompletion(status, opcode);
+            }
+            if (opcode == ibv_wc_opcode.IBV_WC_RECV) {
+                int tail = (pendingHead + pendingCount) % pendingSlots.length;
+                pendingSlots[tail] = (int) ibv_wc.wr_id(wc);
+                pendingLengths[tail] = ibv_wc.byte_len(wc);
+                pendingCount++;
+            } else {
+                completedWrites = Math.max(completedWrites, ibv_wc.wr_id(wc));
+            }
+        }
+        return n;
+    }
+
+    private void onFailedCompletion(int status, int opcode) {
+        String loss = peerLoss;
+        if (loss != null || server.closing()) {
+            throw new Ended(loss != null ? loss : "the server is closing");
+        }
+        String what = ibv_wc_status.name(status) + " on " + ibv_wc_opcode.name(opcode);
+        if (status == ibv_wc_status.IBV_WC_RETRY_EXC_ERR || status == ibv_wc_status.IBV_WC_REM_ACCESS_ERR) {
+            throw new OflConnectionException("a response write was not accepted (" + what + "): the client's queue "
+                    + "pair is in error (it timed out, or is gone) or its region is no longer registered; "
+                    + "nothing was placed");
+        }
+        throw new OflConnectionException("work completion failed: " + what);
+    }
+
+    private void idle() {
+        if (peerLoss != null) {
+            throw new Ended(peerLoss);
+        }
+        if (config.waitMode() == WaitMode.BUSY_POLL) {
+            config.idleStrategy().idle(0);
+            return;
+        }
+        Link l = link;
+        int rc = l.cq.requestNotify(false);
+        if (rc != 0) {
+            throw new OflConnectionException("ibv_req_notify_cq failed: " + Link.describe(rc));
+        }
+        if (poll() > 0) {
+            return;
+        }
+        // Bounded so that a liveness loss that raised no completion event is still noticed.
+        if (libc.awaitReadable(l.channel.fileDescriptor(), IDLE_WAIT_MS) > 0) {
+            l.channel.awaitEvent();
+            l.cq.acknowledgeEvents(1);
+        }
+    }
+
+    private void postWrite(int opcode, long localAddress, int length, int lkey, long remoteAddress, int rkey,
+            int immediate, boolean last) {
+        while (postedWrites - completedWrites >= SEND_DEPTH - 1) {
+            if (poll() == 0) {
+                idle();
+            }
+        }
+        long wrId = ++postedWrites;
+        boolean signaled = last || wrId % SIGNAL_INTERVAL == 0;
+        int rc = link.postSend(wrId, opcode, signaled, localAddress, length, lkey, remoteAddress, rkey, immediate);
+        if (rc != 0) {
+            if (peerLoss != null) {
+                throw new Ended(peerLoss);
+            }
+            throw new OflConnectionException("ibv_post_send failed: " + Link.describe(rc));
+        }
+    }
+
+    private static void breakQuietly(Link link) {
+        try {
+            link.breakLink();
+        } catch (VerbsException e) {
+            LOG.debug("could not break qp {}: {}", link.qp.qpNumber(), e.getMessage());
+        }
+    }
+
+    @Override
+    public void closeIfIdle() {
+        if (!inHandler) {
+            forceClose();
+        }
+    }
+
+    @Override
+    public void forceClose() {
+        BootstrapIo.closeQuietly(channel);
+        Link l = link;
+        if (l != null) {
+            peerLoss = "the server is closing";
+            breakQuietly(l);
+        }
+    }
+
+    /** The request view handed to the handler; reused for every request. */
+    private final class Request implements OflRequest {
+        private int op;
+        private long generation;
+        private long sequence;
+        private long capacity;
+        private MemorySegment payload;
+
+        void set(int slot, MemorySegment message, MessageHeader h, long responseCapacity) {
+            op = h.op();
+            generation = h.generation();
+            sequence = h.sequence();
+            capacity = responseCapacity;
+            long length = h.payloadLength();
+            // Same length as last time in this slot is the steady state: no allocation.
+            MemorySegment view = payloadViews[slot];
+            if (view == null || view.byteSize() != length) {
+                view = message.asSlice(MessageHeader.LENGTH, length).asReadOnly();
+                payloadViews[slot] = view;
+            }
+            payload = view;
+        }
+
+        @Override
+        public int op() {
+            return op;
+        }
+
+        @Override
+        public long generation() {
+            return generation;
+        }
+
+        @Override
+        public long sequence() {
+            return sequence;
+        }
+
+        @Override
+        public MemorySegment payload() {
+            return payload;
+        }
+
+        @Override
+        public long responseCapacity() {
+            return capacity;
+        }
+    }
+
+    /** The response writer: registered staging memory, pieces posted as RDMA WRITEs. */
+    private final class Response implements OflResponse {
+        private MemorySegment staging;
+        private MemoryRegion stagingMr;
+        private MemorySegment completionHeader;
+        private MemoryRegion completionHeaderMr;
+        private MemorySegment view;
+        private final MessageHeader out = new MessageHeader();
+        private final long[] rangeAddresses = new long[Limits.MAX_RANGES];
+        private final long[] rangeLengths = new long[Limits.MAX_RANGES];
+        private final int[] rangeKeys = new int[Limits.MAX_RANGES];
+        private int cursorRange;
+        private long cursorOffset;
+        private long sequence;
+        private long capacity;
+        private long committed;
+        private long posted;
+
+        void allocate(Arena arena, Link created) {
+            staging = arena.allocate(Math.max(1, limits.maxResponseBytes()), 4096);
+            stagingMr = created.register(staging, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
+            completionHeader = arena.allocate(MessageHeader.LENGTH, 64);
+            completionHeaderMr = created.register(completionHeader, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
+        }
+
+        void begin(MemorySegment message, MessageHeader h, long requestSequence, long responseCapacity) {
+            sequence = requestSequence;
+            capacity = responseCapacity;
+            committed = 0;
+            posted = 0;
+            cursorRange = 0;
+            cursorOffset = 0;
+            long at = MessageHeader.rangesOffset((int) h.payloadLength());
+            for (int i = 0; i < h.rangeCount(); i++, at += RangeDescriptor.LENGTH) {
+                rangeAddresses[i] = RangeDescriptor.address(message, at);
+                rangeLengths[i] = RangeDescriptor.length(message, at);
+                rangeKeys[i] = RangeDescriptor.key(message, at);
+            }
+            if (view == null || view.byteSize() != capacity) {
+                view = staging.asSlice(0, capacity);
+            }
+        }
+
+        @Override
+        public MemorySegment buffer() {
+            return view;
+        }
+
+        @Override
+        public long capacity() {
+            return capacity;
+        }
+
+        @Override
+        public long committed() {
+            return committed;
+        }
+
+        @Override
+        public void commit(long length) {
+            if (length < 0 || length > capacity - committed) {
+                throw new IllegalArgumentException("committing " + length + " bytes after " + committed
+                        + " exceeds the client's capacity of " + capacity + " bytes");
+            }
+            committed += length;
+            if (committed - posted >= FLUSH_BYTES) {
+                postPieces();
+            }
+        }
+
+        /** Posts RDMA WRITEs for [posted, committed), split at the client's range boundaries. */
+        private void postPieces() {
+            while (posted < committed) {
+                long room = rangeLengths[cursorRange] - cursorOffset;
+                long chunk = Math.min(room, committed - posted);
+                postWrite(ibv_wr_opcode.IBV_WR_RDMA_WRITE, staging.address() + posted, (int) chunk,
+                        stagingMr.lkey(), rangeAddresses[cursorRange] + cursorOffset, rangeKeys[cursorRange], 0, false);
+                posted += chunk;
+                cursorOffset += chunk;
+                if (cursorOffset == rangeLengths[cursorRange]) {
+                    cursorRange++;
+                    cursorOffset = 0;
+                }
+            }
+        }
+
+        /**
+         * Posts the remaining data (unless refused), then the completion header by WRITE WITH
+         * IMMEDIATE on the same QP, and waits for it: the staging area is reused by the next
+         * request only when every write from it has completed.
+         */
+        void finish(int status, int handlerStatus) {
+            if (status == WireStatus.OK) {
+                postPieces();
+            } else {
+                committed = posted;
+            }
+            out.wrap(completionHeader, 0).reset(MessageType.RESPONSE, sequence)
+                    .status(status)
+                    .handlerStatus(handlerStatus)
+                    .responseLength(status == WireStatus.OK ? committed : 0);
+            long slot = sequence % limits.maxInFlight();
+            postWrite(ibv_wr_opcode.IBV_WR_RDMA_WRITE_WITH_IMM, completionHeader.address(), MessageHeader.LENGTH,
+                    completionHeaderMr.lkey(), ringAddress + slot * MessageHeader.LENGTH, ringKey, (int) sequence,
+                    true);
+            while (completedWrites < postedWrites) {
+                if (poll() == 0) {
+                    idle();
+                }
+            }
+        }
+    }
+}

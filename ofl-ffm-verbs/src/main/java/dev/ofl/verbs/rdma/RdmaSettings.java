@@ -1,0 +1,47 @@
+package dev.ofl.verbs.rdma;
+
+import dev.ofl.verbs.RtsParameters;
+import java.util.Map;
+import java.util.OptionalInt;
+
+/** The backend properties, parsed and checked once. */
+record RdmaSettings(String device, OptionalInt gidIndex, int timeout, int retryCount) {
+    static final String DEVICE = "rdma.device";
+    static final String GID_INDEX = "rdma.gidIndex";
+    static final String TIMEOUT = "rdma.timeout";
+    static final String RETRY_COUNT = "rdma.retryCount";
+
+    static RdmaSettings from(Map<String, String> properties) {
+        for (String key : properties.keySet()) {
+            if (key.startsWith("rdma.") && !key.equals(DEVICE) && !key.equals(GID_INDEX) && !key.equals(TIMEOUT)
+                    && !key.equals(RETRY_COUNT)) {
+                throw new IllegalArgumentException("unknown RDMA property '" + key + "'; known: " + DEVICE + ", "
+                        + GID_INDEX + ", " + TIMEOUT + ", " + RETRY_COUNT);
+            }
+        }
+        String gid = properties.get(GID_INDEX);
+        return new RdmaSettings(properties.get(DEVICE),
+                gid == null ? OptionalInt.empty() : OptionalInt.of(number(GID_INDEX, gid, 0, 255)),
+                number(TIMEOUT, properties.getOrDefault(TIMEOUT, "14"), 1, 31),
+                number(RETRY_COUNT, properties.getOrDefault(RETRY_COUNT, "7"), 0, 7));
+    }
+
+    RtsParameters rts(int psn) {
+        // rnr_retry 7 = retry forever: receive slots are posted before the peer may send, so an
+        // RNR can only be transient.
+        return new RtsParameters(psn, timeout, retryCount, 7, 1);
+    }
+
+    private static int number(String key, String value, int min, int max) {
+        int n;
+        try {
+            n = Integer.parseInt(value.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key + " = '" + value + "' is not a number", e);
+        }
+        if (n < min || n > max) {
+            throw new IllegalArgumentException(key + " = " + n + " is outside " + min + ".." + max);
+        }
+        return n;
+    }
+}
