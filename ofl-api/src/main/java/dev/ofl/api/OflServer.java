@@ -34,6 +34,14 @@ public interface OflServer extends AutoCloseable {
     Limits limits();
 
     /**
+     * Counters since the server started: connections, requests and their outcomes, protocol
+     * violations, and responses the client's side did not accept.
+     *
+     * @return a snapshot
+     */
+    ServerStatistics statistics();
+
+    /**
      * The backend serving connections.
      *
      * @return the backend's name

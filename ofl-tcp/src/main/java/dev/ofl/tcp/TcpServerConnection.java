@@ -81,6 +81,7 @@ final class TcpServerConnection implements BootstrapServer.Connection {
             allocate(arena);
             serve();
         } catch (ProtocolException e) {
+            server.counters().protocolViolation();
             LOG.warn("closing connection {} from {}: {}", id, peer, e.getMessage());
         } catch (ClosedChannelException e) {
             LOG.debug("connection {} from {} closed by the server", id, peer);
@@ -89,6 +90,7 @@ final class TcpServerConnection implements BootstrapServer.Connection {
         } catch (IOException e) {
             LOG.info("connection {} from {} failed: {}", id, peer, e.toString());
         } catch (OflConnectionException e) {
+            server.counters().undeliveredResponse();
             LOG.info("connection {} from {} broke while a handler wrote its response: {}", id, peer, e.getMessage());
         } catch (RuntimeException | Error e) {
             LOG.error("connection {} from {} ended by an unexpected failure", id, peer, e);
@@ -121,25 +123,27 @@ final class TcpServerConnection implements BootstrapServer.Connection {
             long capacity = MessageChecks.checkRanges(rx, 0, header, limits);
             request.set(header, capacity);
             response.begin(sequence, capacity);
-            int handlerStatus;
+            int handlerStatus = 0;
+            int outcome;
             inHandler = true;
             try {
                 handlerStatus = handler.handle(request, response);
+                outcome = handlerStatus == 0 ? WireStatus.OK : WireStatus.REFUSED;
             } catch (OflConnectionException e) {
                 throw e;
             } catch (Exception e) {
                 LOG.warn("handler failed on connection {} (op {}, sequence {}): {}", id, request.op(), sequence,
                         e.toString(), e);
-                response.finish(WireStatus.HANDLER_FAILED, 0);
-                sequence++;
-                continue;
+                outcome = WireStatus.HANDLER_FAILED;
             } finally {
                 inHandler = false;
             }
-            if (handlerStatus == 0) {
-                response.finish(WireStatus.OK, 0);
-            } else {
-                response.finish(WireStatus.REFUSED, handlerStatus);
+            server.counters().request(outcome);
+            try {
+                response.finish(outcome, handlerStatus);
+            } catch (IOException e) {
+                server.counters().undeliveredResponse();
+                throw e;
             }
             sequence++;
         }

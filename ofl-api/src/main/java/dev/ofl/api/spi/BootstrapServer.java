@@ -70,6 +70,7 @@ public final class BootstrapServer implements AutoCloseable {
     private final AtomicInteger sockets = new AtomicInteger();
     private final AtomicInteger admitted = new AtomicInteger();
     private final AtomicLong connectionIds = new AtomicLong();
+    private final ServerCounters counters = new ServerCounters();
     private volatile boolean closing;
     private boolean closed;
 
@@ -196,6 +197,7 @@ public final class BootstrapServer implements AutoCloseable {
             hello = Bootstrap.decodeBody(body);
         } catch (ProtocolException e) {
             refuse(channel, connectionId, RefusalCode.MALFORMED, "malformed HELLO: " + e.getMessage());
+            counters.protocolViolation();
             throw e;
         }
         HelloCheck check = HelloCheck.body(hello, transport, config.serviceName(), config.limits());
@@ -213,6 +215,7 @@ public final class BootstrapServer implements AutoCloseable {
                     + config.maxConnections() + " connections");
             return null;
         }
+        counters.connectionAccepted();
         return hello;
     }
 
@@ -238,6 +241,7 @@ public final class BootstrapServer implements AutoCloseable {
      */
     public void refuse(SocketChannel channel, long connectionId, RefusalCode code, String reason) {
         LOG.warn("refusing connection {} from {}: {} ({})", connectionId, remote(channel), reason, code);
+        counters.connectionRefused();
         try {
             BootstrapIo.writeFully(channel, Bootstrap.encode(Bootstrap.WELCOME,
                     Bootstrap.Endpoint.tcp(code, config.serviceName(), config.limits(), reason)));
@@ -251,6 +255,15 @@ public final class BootstrapServer implements AutoCloseable {
     /** Gives back the place in the connection cap that an accepted HELLO took. */
     public void release() {
         admitted.decrementAndGet();
+    }
+
+    /**
+     * The counters connections update.
+     *
+     * @return the server's counters
+     */
+    public ServerCounters counters() {
+        return counters;
     }
 
     /**

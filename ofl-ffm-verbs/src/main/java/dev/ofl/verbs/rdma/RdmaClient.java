@@ -85,7 +85,6 @@ final class RdmaClient implements OflClient, RequestEncoder.RangeAddressing {
     private RdmaDevice device;
     private Link link;
     private MemoryRegion sendSlotsMr;
-    private MemoryRegion ringMr;
     private MemoryRegion[] regionMrs = new MemoryRegion[4];
     private SocketChannel socket;
     private volatile String peerLoss;
@@ -160,7 +159,6 @@ final class RdmaClient implements OflClient, RequestEncoder.RangeAddressing {
             created.connect(welcome, settings);
             link = created;
             sendSlotsMr = slotsMr;
-            ringMr = ringRegion;
             regionMrs = mrs;
             socket = channel;
             peerLoss = null;
@@ -449,11 +447,15 @@ final class RdmaClient implements OflClient, RequestEncoder.RangeAddressing {
         Link l = link;
         link = null;
         sendSlotsMr = null;
-        ringMr = null;
         Arrays.fill(regionMrs, null);
         if (l != null) {
             l.close();
         }
+    }
+
+    /** The queue pair's state as the device reports it ({@code IBV_QPS_*}); for tests. */
+    int queuePairState() {
+        return link.qp.queryState();
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.ofl.api.Limits;
 import dev.ofl.api.OflHandler;
 import dev.ofl.api.OflServer;
 import dev.ofl.api.ServerConfig;
+import dev.ofl.api.ServerStatistics;
 import dev.ofl.api.spi.BootstrapServer;
 import java.net.InetSocketAddress;
 
@@ -47,6 +48,11 @@ final class RdmaServer implements OflServer {
     @Override
     public Limits limits() {
         return server.config().limits();
+    }
+
+    @Override
+    public ServerStatistics statistics() {
+        return server.counters().snapshot();
     }
 
     @Override

@@ -130,6 +130,7 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
         } catch (Ended e) {
             LOG.debug("connection {} from {} ended: {}", id, peer, e.getMessage());
         } catch (ProtocolException e) {
+            server.counters().protocolViolation();
             LOG.warn("closing connection {} from {}: {}", id, peer, e.getMessage());
         } catch (IOException e) {
             LOG.info("connection {} from {} failed: {}", id, peer, e.toString());
@@ -214,21 +215,23 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
         long capacity = MessageChecks.checkRanges(message, 0, header, limits);
         request.set(slot, message, header, capacity);
         response.begin(message, header, sequence, capacity);
-        int handlerStatus;
+        int handlerStatus = 0;
+        int outcome;
         inHandler = true;
         try {
             handlerStatus = handler.handle(request, response);
+            outcome = handlerStatus == 0 ? WireStatus.OK : WireStatus.REFUSED;
         } catch (OflConnectionException | Ended e) {
             throw e;
         } catch (Exception e) {
             LOG.warn("handler failed on connection {} (op {}, sequence {}): {}", id, request.op(), sequence,
                     e.toString(), e);
-            response.finish(WireStatus.HANDLER_FAILED, 0);
-            return;
+            outcome = WireStatus.HANDLER_FAILED;
         } finally {
             inHandler = false;
         }
-        response.finish(handlerStatus == 0 ? WireStatus.OK : WireStatus.REFUSED, handlerStatus);
+        server.counters().request(outcome);
+        response.finish(outcome, handlerStatus);
     }
 
     /** Takes completions: receives join the pending queue, signalled writes advance the count. */
@@ -263,6 +266,7 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
         }
         String what = ibv_wc_status.name(status) + " on " + ibv_wc_opcode.name(opcode);
         if (status == ibv_wc_status.IBV_WC_RETRY_EXC_ERR || status == ibv_wc_status.IBV_WC_REM_ACCESS_ERR) {
+            server.counters().undeliveredResponse();
             throw new OflConnectionException("a response write was not accepted (" + what + "): the client's queue "
                     + "pair is in error (it timed out, or is gone) or its region is no longer registered; "
                     + "nothing was placed");

@@ -1,0 +1,19 @@
+package dev.ofl.api;
+
+/**
+ * Counters of a server since it started, for monitoring. A snapshot: each value was read once,
+ * not all at the same instant.
+ *
+ * @param connectionsAccepted clients that completed the bootstrap
+ * @param connectionsRefused clients refused in the bootstrap (mismatch, cap, malformed HELLO...)
+ * @param requests requests handed to the handler
+ * @param refusals requests the handler refused (non-zero status)
+ * @param handlerFailures requests whose handler threw
+ * @param protocolViolations connections closed because a client broke the protocol or a limit
+ * @param undeliveredResponses responses the client's side did not accept: its connection was gone
+ *     or, for RDMA, its queue pair was in error (a client that timed out) so the writes were
+ *     rejected and nothing was placed
+ */
+public record ServerStatistics(long connectionsAccepted, long connectionsRefused, long requests, long refusals,
+        long handlerFailures, long protocolViolations, long undeliveredResponses) {
+}

@@ -1,0 +1,164 @@
+package dev.ofl.verbs.rdma;
+
+import dev.ofl.api.ClientConfig;
+import dev.ofl.api.Completion;
+import dev.ofl.api.Ofl;
+import dev.ofl.api.OflClient;
+import dev.ofl.api.OflConnectionException;
+import dev.ofl.api.OflServer;
+import dev.ofl.api.OflStatus;
+import dev.ofl.api.Region;
+import dev.ofl.api.ResponseRanges;
+import dev.ofl.api.ServerConfig;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.lang.foreign.Arena;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Server and client in separate JVMs over softverbs: killing either mid-request leaves the other
+ * with a clear error well within its deadline, never a hang, and the server keeps serving.
+ */
+class TwoProcessTest {
+    private final List<Process> children = new ArrayList<>();
+
+    @AfterEach
+    void killChildren() {
+        children.forEach(Process::destroyForcibly);
+    }
+
+    private Peer start(String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED",
+                "-Dofl.verbs.library=" + System.getProperty("ofl.verbs.library"),
+                "-cp", System.getProperty("java.class.path"),
+                TwoProcessPeer.class.getName()));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        children.add(process);
+        return new Peer(process);
+    }
+
+    /** A child process whose output lines arrive on a queue, so every wait is bounded. */
+    private static final class Peer {
+        final Process process;
+        final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+
+        Peer(Process process) {
+            this.process = process;
+            Thread.ofPlatform().daemon().start(() -> {
+                try (BufferedReader reader = new BufferedReader(
+                        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                    for (String line; (line = reader.readLine()) != null; ) {
+                        lines.add(line);
+                    }
+                } catch (IOException e) {
+                    lines.add("IO " + e);
+                }
+            });
+        }
+
+        String expect(String prefix) throws InterruptedException {
+            String line = lines.poll(60, TimeUnit.SECONDS);
+            assertNotNull(line, "the child process said nothing within 60 s (expected " + prefix + ")");
+            assertTrue(line.startsWith(prefix), "expected " + prefix + ", the child said: " + line);
+            return line;
+        }
+
+        void kill() throws InterruptedException {
+            process.destroyForcibly();
+            assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the child did not die");
+        }
+    }
+
+    @Test
+    @Timeout(180)
+    void killingTheServerMidRequestFailsTheClientBeforeItsDeadline() throws Exception {
+        Peer server = start("server");
+        int port = Integer.parseInt(server.expect("LISTENING").split(" ")[1]);
+        try (OflClient client = Ofl.connect(ClientConfig.builder().backend(RdmaBackend.NAME)
+                .server(new InetSocketAddress("127.0.0.1", port)).serviceName("two-process").build());
+             Arena arena = Arena.ofShared()) {
+            Region region = client.registerRegion(arena.allocate(4096));
+            Completion completion = new Completion();
+            client.requestPayload().set(ValueLayout.JAVA_LONG, 0, 7L);
+            assertEquals(OflStatus.OK, client.call(1, 0, 8, ResponseRanges.of(region), 10_000_000_000L, completion));
+            assertEquals(7L, region.segment().get(ValueLayout.JAVA_LONG, 0));
+
+            long ticket = client.submit(2, 0, 0, ResponseRanges.of(region));
+            server.expect("HANDLING");
+            server.kill();
+            long deadlineNs = client.clock().nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            OflConnectionException e = assertThrows(OflConnectionException.class,
+                    () -> client.await(ticket, deadlineNs, completion));
+            assertTrue(client.clock().nanoTime() - deadlineNs < 0, "noticed only at the deadline: " + e);
+            assertTrue(client.isBroken());
+        }
+    }
+
+    @Test
+    @Timeout(180)
+    void killingTheClientMidRequestLeavesTheServerServing() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch clientDead = new CountDownLatch(1);
+        ServerConfig config = ServerConfig.builder().backend(RdmaBackend.NAME)
+                .bind(new InetSocketAddress("127.0.0.1", 0)).serviceName("two-process").build();
+        try (OflServer server = Ofl.serve(config, (request, response) -> {
+            if (request.op() == 2) {
+                entered.countDown();
+                if (!clientDead.await(60, TimeUnit.SECONDS)) {
+                    fail("the test never killed the client");
+                }
+                response.buffer().fill((byte) 1);
+                response.commit(Math.min(response.capacity(), 32 << 10));
+                return 0;
+            }
+            response.write(request.payload());
+            return 0;
+        });
+             Arena arena = Arena.ofShared()) {
+            Peer client = start("client", Integer.toString(server.localAddress().getPort()));
+            client.expect("ECHOED");
+            client.expect("SUBMITTED");
+            assertTrue(entered.await(60, TimeUnit.SECONDS), "the handler never ran");
+            client.kill();
+            clientDead.countDown();
+
+            long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (server.connectionCount() > 0 && System.nanoTime() - deadlineNs < 0) {
+                Thread.onSpinWait();
+                Thread.yield();
+            }
+            assertEquals(0, server.connectionCount(), "the dead client's connection was never torn down");
+
+            try (OflClient next = Ofl.connect(ClientConfig.builder().backend(RdmaBackend.NAME)
+                    .server(server.localAddress()).serviceName("two-process").build())) {
+                Region region = next.registerRegion(arena.allocate(4096));
+                Completion completion = new Completion();
+                next.requestPayload().set(ValueLayout.JAVA_LONG, 0, 99L);
+                assertEquals(OflStatus.OK, next.call(1, 0, 8, ResponseRanges.of(region), 10_000_000_000L, completion));
+                assertEquals(99L, region.segment().get(ValueLayout.JAVA_LONG, 0));
+            }
+        }
+    }
+}
