@@ -198,7 +198,8 @@ class BootstrapTest {
         assertBodyRefused("service name length", helloBodyWithByte(Bootstrap.SERVICE_NAME_LENGTH_OFFSET, 65));
         assertBodyRefused("max request bytes", helloBodyWith(Bootstrap.MAX_REQUEST_OFFSET, Limits.MAX_REQUEST_BYTES + 1, true));
         assertBodyRefused("max request bytes", helloBodyWith(Bootstrap.MAX_REQUEST_OFFSET, -1, true));
-        assertBodyRefused("max response bytes", helloBodyWith(Bootstrap.MAX_RESPONSE_OFFSET, Limits.MAX_RESPONSE_BYTES + 1, true));
+        assertBodyRefused("max response bytes",
+                helloBodyWith(Bootstrap.MAX_RESPONSE_OFFSET, Limits.MAX_RESPONSE_BYTES + 1, true));
         assertBodyRefused("max response bytes", helloBodyWith(Bootstrap.MAX_RESPONSE_OFFSET, -1, true));
         assertBodyRefused("max ranges", helloBodyWith(Bootstrap.MAX_RANGES_OFFSET, 0, false));
         assertBodyRefused("max ranges", helloBodyWith(Bootstrap.MAX_RANGES_OFFSET, 17, false));
