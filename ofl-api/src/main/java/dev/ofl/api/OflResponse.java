@@ -15,8 +15,9 @@ import java.lang.foreign.MemorySegment;
  */
 public interface OflResponse {
     /**
-     * The response staging area: {@link #capacity()} bytes, reused across requests of the
-     * connection.
+     * The connection's response staging area, the same segment for every request (so that handing
+     * it out allocates nothing). It is at least {@link #capacity()} bytes long (it has the
+     * negotiated maximum response size); only bytes up to {@link #capacity()} can be committed.
      *
      * @return the buffer; bytes before {@link #committed()} must not be changed
      */

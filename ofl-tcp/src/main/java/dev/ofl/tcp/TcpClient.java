@@ -225,6 +225,16 @@ final class TcpClient implements OflClient {
                 stallStartNs = 0;
                 continue;
             }
+            // Keep reading while the send stalls: the server may be blocked writing an earlier
+            // response that only our reading can drain.
+            try {
+                if (poll() > 0) {
+                    stallStartNs = 0;
+                    continue;
+                }
+            } catch (ProtocolException e) {
+                throw new IOException("the server broke the protocol: " + e.getMessage(), e);
+            }
             long now = System.nanoTime();
             if (stallStartNs == 0) {
                 stallStartNs = now;
@@ -245,11 +255,11 @@ final class TcpClient implements OflClient {
     @Override
     public int await(long ticket, long deadlineNs, Completion completion) {
         ensureOpen();
-        Slot slot = slotOf(ticket);
-        if (ticket < 0 || slot.ticket != ticket || slot.awaited) {
+        if (ticket < 0 || slotOf(ticket).ticket != ticket || slotOf(ticket).awaited) {
             throw new IllegalArgumentException("ticket " + ticket + " is not outstanding (awaited already, dropped"
                     + " by a reconnect, or never issued)");
         }
+        Slot slot = slotOf(ticket);
         while (!slot.done) {
             if (brokenReason != null) {
                 release(slot);

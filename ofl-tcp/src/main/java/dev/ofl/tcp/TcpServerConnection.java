@@ -130,13 +130,12 @@ final class TcpServerConnection implements BootstrapServer.Connection {
                 handlerStatus = handler.handle(request, response);
                 outcome = handlerStatus == 0 ? WireStatus.OK : WireStatus.REFUSED;
             } catch (OflConnectionException e) {
+                inHandler = false;
                 throw e;
             } catch (Exception e) {
                 LOG.warn("handler failed on connection {} (op {}, sequence {}): {}", id, request.op(), sequence,
                         e.toString(), e);
                 outcome = WireStatus.HANDLER_FAILED;
-            } finally {
-                inHandler = false;
             }
             server.counters().request(outcome);
             try {
@@ -144,6 +143,9 @@ final class TcpServerConnection implements BootstrapServer.Connection {
             } catch (IOException e) {
                 server.counters().undeliveredResponse();
                 throw e;
+            } finally {
+                // Draining lets a request finish: the handler's response counts as part of it.
+                inHandler = false;
             }
             sequence++;
         }
@@ -238,7 +240,6 @@ final class TcpServerConnection implements BootstrapServer.Connection {
     private final class Response implements OflResponse {
         private MemorySegment staging;
         private ByteBuffer stagingBuffer;
-        private MemorySegment view;
         private MemorySegment tx;
         private ByteBuffer txBuffer;
         private final MessageHeader out = new MessageHeader();
@@ -259,14 +260,11 @@ final class TcpServerConnection implements BootstrapServer.Connection {
             capacity = responseCapacity;
             committed = 0;
             flushed = 0;
-            if (view == null || view.byteSize() != capacity) {
-                view = staging.asSlice(0, capacity);
-            }
         }
 
         @Override
         public MemorySegment buffer() {
-            return view;
+            return staging;
         }
 
         @Override

@@ -215,7 +215,6 @@ public final class BootstrapServer implements AutoCloseable {
                     + config.maxConnections() + " connections");
             return null;
         }
-        counters.connectionAccepted();
         return hello;
     }
 
@@ -228,6 +227,7 @@ public final class BootstrapServer implements AutoCloseable {
      */
     public void welcome(SocketChannel channel, Bootstrap.Endpoint welcome) throws IOException {
         BootstrapIo.writeFully(channel, Bootstrap.encode(Bootstrap.WELCOME, welcome));
+        counters.connectionAccepted();
     }
 
     /**
@@ -273,6 +273,16 @@ public final class BootstrapServer implements AutoCloseable {
      */
     public boolean closing() {
         return closing;
+    }
+
+    /**
+     * Whether every connection thread has ended; after {@link #close()}, false means some handler
+     * outlived the drain timeout and its connection still holds its resources.
+     *
+     * @return {@code true} when no connection thread is running
+     */
+    public boolean allConnectionsEnded() {
+        return threads.isEmpty();
     }
 
     /**

@@ -12,6 +12,12 @@ public final class MessageChecks {
     private MessageChecks() {
     }
 
+    private static void requireZero(String field, long value, String rule) throws ProtocolException {
+        if (value != 0) {
+            throw new ProtocolException(field, value, rule);
+        }
+    }
+
     private static void common(MessageHeader header) throws ProtocolException {
         if (header.magic() != MessageHeader.MAGIC) {
             throw new ProtocolException("magic", Integer.toUnsignedLong(header.magic()),
@@ -57,14 +63,10 @@ public final class MessageChecks {
             throw new ProtocolException("range count", header.rangeCount(),
                     "exceeds the negotiated maxRanges " + limits.maxRanges());
         }
-        if (header.status() != 0 || header.handlerStatus() != 0) {
-            throw new ProtocolException("status", header.status() | header.handlerStatus(),
-                    "a REQUEST carries zero status fields");
-        }
-        if (header.responseOffset() != 0 || header.responseLength() != 0) {
-            throw new ProtocolException("response offset/length", header.responseOffset() | header.responseLength(),
-                    "a REQUEST carries zero response fields");
-        }
+        requireZero("status", header.status(), "a REQUEST carries no status");
+        requireZero("handler status", header.handlerStatus(), "a REQUEST carries no handler status");
+        requireZero("response offset", header.responseOffset(), "a REQUEST carries no response offset");
+        requireZero("response length", header.responseLength(), "a REQUEST carries no response length");
         return MessageHeader.requestLength((int) header.payloadLength(), header.rangeCount());
     }
 
@@ -184,10 +186,8 @@ public final class MessageChecks {
             throw new ProtocolException("sequence", header.sequence(),
                     "expected the oldest outstanding request, " + expectedSequence);
         }
-        if (header.rangeCount() != 0 || header.payloadLength() != 0) {
-            throw new ProtocolException("payload length", header.payloadLength() | header.rangeCount(),
-                    "a RESPONSE carries no payload and no ranges");
-        }
+        requireZero("range count", header.rangeCount(), "a RESPONSE carries no ranges");
+        requireZero("payload length", header.payloadLength(), "a RESPONSE carries no payload");
         int status = header.status();
         switch (status) {
             case WireStatus.OK -> {

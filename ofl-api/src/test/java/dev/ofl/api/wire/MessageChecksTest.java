@@ -74,9 +74,9 @@ class MessageChecksTest {
         assertRequestRefused("range count", h -> h.rangeCount(5));
         assertRequestRefused("range count", h -> h.rangeCount(0xFFFF));
         assertRequestRefused("status", h -> h.status(1));
-        assertRequestRefused("status", h -> h.handlerStatus(-1));
-        assertRequestRefused("response offset/length", h -> h.responseOffset(1));
-        assertRequestRefused("response offset/length", h -> h.responseLength(Long.MIN_VALUE));
+        assertRequestRefused("handler status", h -> h.handlerStatus(-1));
+        assertRequestRefused("response offset", h -> h.responseOffset(1));
+        assertRequestRefused("response length", h -> h.responseLength(Long.MIN_VALUE));
     }
 
     @Test

@@ -17,6 +17,7 @@ import dev.ofl.verbs.ffm.ibv_send_flags;
 import dev.ofl.verbs.ffm.ibv_send_wr;
 import dev.ofl.verbs.ffm.ibv_sge;
 import dev.ofl.verbs.ffm.ibv_wc;
+import dev.ofl.verbs.ffm.ibv_wr_opcode;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
@@ -50,8 +51,12 @@ final class Link implements AutoCloseable {
     private final MemorySegment sendSge = ibv_sge.allocate(arena);
     private final MemorySegment recvWr = ibv_recv_wr.allocate(arena);
     private final MemorySegment recvSge = ibv_sge.allocate(arena);
+    private static final long SEND_MARKER = -1L;
+    private static final long RECEIVE_MARKER = -2L;
+
     private boolean broken;
     private boolean closed;
+    private volatile String lossReason;
 
     private Link(RdmaDevice device, CompletionChannel channel, CompletionQueue cq, QueuePair qp) {
         this.device = device;
@@ -75,7 +80,13 @@ final class Link implements AutoCloseable {
             cq = device.context.createCompletionQueue(sendDepth + receiveDepth + 1, channel, 0);
             QueuePair qp = device.domain.createReliableConnected(cq, cq,
                     new QueuePairCapabilities(sendDepth, receiveDepth, 1, 1, maxInline));
-            Link link = new Link(device, channel, cq, qp);
+            Link link;
+            try {
+                link = new Link(device, channel, cq, qp);
+            } catch (RuntimeException e) {
+                closeQuietly(qp, e);
+                throw e;
+            }
             try {
                 qp.modifyToInit(device.gid.port(), remoteAccess);
             } catch (RuntimeException e) {
@@ -117,8 +128,16 @@ final class Link implements AutoCloseable {
                 ringKey, base.text(), base.extensions());
     }
 
-    /** Moves to RTR towards the peer, then RTS; the path MTU is the smaller active MTU. */
-    void connect(Bootstrap.Endpoint peer, RdmaSettings settings) {
+    /**
+     * Moves to RTR towards the peer, then RTS; the path MTU is the smaller active MTU.
+     *
+     * @param rnrRetry how often to retry a peer that is not ready to receive (7: forever)
+     */
+    void connect(Bootstrap.Endpoint peer, RdmaSettings settings, int rnrRetry) {
+        if ((peer.qpn() & ~0xff_ffff) != 0 || (peer.psn() & ~0xff_ffff) != 0) {
+            throw new IllegalArgumentException("the peer's QPN 0x" + Integer.toHexString(peer.qpn()) + " or PSN 0x"
+                    + Integer.toHexString(peer.psn()) + " does not fit in 24 bits");
+        }
         int peerMtu;
         try {
             peerMtu = PathMtu.fromBytes(peer.mtu());
@@ -126,9 +145,9 @@ final class Link implements AutoCloseable {
             throw new IllegalArgumentException("the peer's MTU " + peer.mtu() + " is not a verbs MTU", e);
         }
         int pathMtu = PathMtu.pathMtu(device.activeMtu(), peerMtu);
-        qp.modifyToRtr(RtrParameters.roce(peer.qpn() & 0xff_ffff, peer.psn() & 0xff_ffff, pathMtu,
+        qp.modifyToRtr(RtrParameters.roce(peer.qpn(), peer.psn(), pathMtu,
                 Gid.fromBytes(peer.gid()), device.gid.index(), device.gid.port()));
-        qp.modifyToRts(settings.rts(psn));
+        qp.modifyToRts(settings.rts(psn, rnrRetry));
     }
 
     /** Posts one receive: {@code length} zero means a receive for WRITE WITH IMMEDIATE only. */
@@ -187,8 +206,23 @@ final class Link implements AutoCloseable {
         if (broken || closed) {
             return;
         }
-        broken = true;
         qp.modifyToError();
+        // Only now: a failed attempt must leave the next caller free to try (or to tear down).
+        broken = true;
+    }
+
+    /**
+     * Records that the peer is gone (its bootstrap socket ended) and breaks the link. Called by the
+     * liveness thread; the owner sees {@link #lossReason()}.
+     */
+    void lose(String reason) {
+        lossReason = reason;
+        breakLink();
+    }
+
+    /** Why the peer was lost, or {@code null}. */
+    String lossReason() {
+        return lossReason;
     }
 
     /** True once the QP was moved to ERR by us. */
@@ -205,8 +239,8 @@ final class Link implements AutoCloseable {
         VerbsException failure = null;
         try {
             if (!broken && qp.queryState() != ibv_qp_state.IBV_QPS_RESET) {
-                broken = true;
                 qp.modifyToError();
+                broken = true;
             }
             drainFlushes();
         } catch (VerbsException e) {
@@ -238,18 +272,27 @@ final class Link implements AutoCloseable {
         }
     }
 
-    /** Takes the flushed completions of an ERR queue pair, bounded, before anything is freed. */
+    /**
+     * Takes the flushed completions of an ERR queue pair before anything is freed. A work request
+     * posted in ERR completes (flushed) after every earlier one of its queue, so one marker per
+     * queue shows that both queues are empty; bounded by one second in case a device never flushes.
+     */
     private void drainFlushes() {
+        boolean sendDrained = postSend(SEND_MARKER, ibv_wr_opcode.IBV_WR_SEND, true, 0, 0, 0, 0, 0, 0) != 0;
+        boolean receiveDrained = postReceive(RECEIVE_MARKER, 0, 0, 0) != 0;
         long deadlineNs = System.nanoTime() + 1_000_000_000L;
-        int emptyPolls = 0;
-        while (emptyPolls < 3 && System.nanoTime() - deadlineNs < 0) {
+        while (!(sendDrained && receiveDrained) && System.nanoTime() - deadlineNs < 0) {
             int n = cq.poll(POLL_BATCH, completions);
             if (n < 0) {
                 throw VerbsException.errno("ibv_poll_cq", -n, "draining " + qp, "none");
             }
-            emptyPolls = n == 0 ? emptyPolls + 1 : 0;
+            for (int i = 0; i < n; i++) {
+                long id = ibv_wc.wr_id(completionViews[i]);
+                sendDrained |= id == SEND_MARKER;
+                receiveDrained |= id == RECEIVE_MARKER;
+            }
             if (n == 0) {
-                Thread.onSpinWait();
+                Thread.yield();
             }
         }
     }

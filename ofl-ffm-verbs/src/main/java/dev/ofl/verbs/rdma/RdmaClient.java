@@ -81,13 +81,14 @@ final class RdmaClient implements OflClient, RequestEncoder.RangeAddressing {
     private final RequestEncoder encoder = new RequestEncoder();
     private final MessageHeader header = new MessageHeader();
     private final Libc libc = new Libc();
+    /** The response header is copied here before it is checked: the ring stays remotely writable. */
+    private final MemorySegment headerCopy = arena.allocate(MessageHeader.LENGTH, 64);
 
     private RdmaDevice device;
     private Link link;
     private MemoryRegion sendSlotsMr;
     private MemoryRegion[] regionMrs = new MemoryRegion[4];
     private SocketChannel socket;
-    private volatile String peerLoss;
     private String brokenReason;
     private boolean closed;
 
@@ -105,10 +106,12 @@ final class RdmaClient implements OflClient, RequestEncoder.RangeAddressing {
         this.waitMode = config.waitMode();
         int n = limits.maxInFlight();
         this.slotBytes = (MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges()) + 63) & ~63L;
-        this.sendSlots = arena.allocate(slotBytes * n, 4096);
+        this.sendSlots = arena.allocate(slotBytes * (n + 1), 4096);
         this.ring = arena.allocate((long) RING_SLOT_BYTES * n, 4096);
-        this.slots = new Slot[n];
-        for (int i = 0; i < n; i++) {
+        // One slot more than may be in flight: the slot requestPayload() hands out is never one
+        // whose SEND the NIC may still be reading (or retransmitting).
+        this.slots = new Slot[n + 1];
+        for (int i = 0; i < slots.length; i++) {
             Slot slot = new Slot();
             slot.message = sendSlots.asSlice(i * slotBytes, slotBytes);
             slot.payload = slot.message.asSlice(MessageHeader.LENGTH, limits.maxRequestBytes());
@@ -137,7 +140,8 @@ final class RdmaClient implements OflClient, RequestEncoder.RangeAddressing {
             if (device == null) {
                 device = RdmaDevice.open(local, settings);
             }
-            created = Link.create(device, 2 * slots.length + 8, slots.length, MAX_INLINE,
+            int n = limits.maxInFlight();
+            created = Link.create(device, 2 * n + 8, n, MAX_INLINE,
                     waitMode == WaitMode.BLOCKING, ibv_access_flags.IBV_ACCESS_REMOTE_WRITE);
             MemoryRegion slotsMr = created.register(sendSlots, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
             MemoryRegion ringRegion = created.register(ring, REMOTE_WRITABLE);
@@ -145,7 +149,7 @@ final class RdmaClient implements OflClient, RequestEncoder.RangeAddressing {
             for (Region region : regions) {
                 mrs[region.id()] = created.register(region.segment(), REMOTE_WRITABLE);
             }
-            for (int i = 0; i < slots.length; i++) {
+            for (int i = 0; i < n; i++) {
                 int rc = created.postReceive(i, 0, 0, 0);
                 if (rc != 0) {
                     throw new OflException("ibv_post_recv of completion receive " + i + " failed: "
@@ -156,23 +160,27 @@ final class RdmaClient implements OflClient, RequestEncoder.RangeAddressing {
                     TransportKind.RDMA, config.serviceName(), limits, 0, 0, null, 0, 0, 0, "", null),
                     ring.address(), ringRegion.rkey());
             Bootstrap.Endpoint welcome = ClientBootstrap.exchange(channel, server, hello, deadlineNs);
-            created.connect(welcome, settings);
+            try {
+                created.connect(welcome, settings, RdmaSettings.RNR_RETRY_FOREVER);
+            } catch (IllegalArgumentException e) {
+                throw new OflException("server " + server + " sent unusable queue-pair parameters: "
+                        + e.getMessage(), e);
+            }
             link = created;
             sendSlotsMr = slotsMr;
             regionMrs = mrs;
             socket = channel;
-            peerLoss = null;
             brokenReason = null;
             ticketBase = nextTicket;
             oldestTicket = nextTicket;
             receivingTicket = nextTicket;
             Link watched = created;
             Liveness.watch(channel, "ofl-rdma-liveness-" + created.qp.qpNumber(), reason -> {
-                peerLoss = reason;
                 try {
-                    watched.breakLink();
+                    watched.lose(reason);
                 } catch (VerbsException e) {
-                    LOG.debug("could not break qp after peer loss: {}", e.getMessage());
+                    LOG.warn("could not move qp {} to ERR after losing the server: {}", watched.qp.qpNumber(),
+                            e.getMessage());
                 }
             });
             LOG.debug("rdma connection to {} as qp {} on {}", server, created.qp.qpNumber(), device.context);
@@ -237,7 +245,7 @@ final class RdmaClient implements OflClient, RequestEncoder.RangeAddressing {
     @Override
     public long submit(int op, long generation, int payloadLength, ResponseRanges ranges) {
         ensureUsable();
-        if (nextTicket - oldestTicket == slots.length) {
+        if (nextTicket - oldestTicket == limits.maxInFlight()) {
             return OflStatus.IN_FLIGHT_FULL;
         }
         RequestEncoder.check(this, regions, limits, payloadLength, ranges);
@@ -265,11 +273,11 @@ final class RdmaClient implements OflClient, RequestEncoder.RangeAddressing {
     @Override
     public int await(long ticket, long deadlineNs, Completion completion) {
         ensureOpen();
-        Slot slot = slotOf(ticket);
-        if (ticket < 0 || slot.ticket != ticket || slot.awaited) {
+        if (ticket < 0 || slotOf(ticket).ticket != ticket || slotOf(ticket).awaited) {
             throw new IllegalArgumentException("ticket " + ticket + " is not outstanding (awaited already, dropped"
                     + " by a reconnect, or never issued)");
         }
+        Slot slot = slotOf(ticket);
         while (!slot.done) {
             if (brokenReason != null) {
                 release(slot);
@@ -337,7 +345,7 @@ final class RdmaClient implements OflClient, RequestEncoder.RangeAddressing {
     }
 
     private String failure(int status, int opcode) {
-        String loss = peerLoss;
+        String loss = link.lossReason();
         if (loss != null) {
             return loss;
         }
@@ -359,7 +367,10 @@ final class RdmaClient implements OflClient, RequestEncoder.RangeAddressing {
                     + " does not name the oldest outstanding request, " + sequence);
         }
         Slot slot = slotOf(receivingTicket);
-        header.wrap(ring, (sequence % slots.length) * RING_SLOT_BYTES);
+        // Check and read a private copy: the server can still write the ring slot.
+        MemorySegment.copy(ring, (sequence % limits.maxInFlight()) * RING_SLOT_BYTES, headerCopy, 0,
+                RING_SLOT_BYTES);
+        header.wrap(headerCopy, 0);
         try {
             MessageChecks.checkRdmaResponse(header, sequence, slot.capacity);
         } catch (ProtocolException e) {
@@ -408,7 +419,9 @@ final class RdmaClient implements OflClient, RequestEncoder.RangeAddressing {
             try {
                 link.breakLink();
             } catch (VerbsException e) {
-                LOG.warn("moving qp {} to ERR failed: {}", link.qp.qpNumber(), e.getMessage());
+                // Without ERR the only way to be sure nothing lands is to destroy the queue pair.
+                LOG.warn("moving qp {} to ERR failed ({}); destroying it", link.qp.qpNumber(), e.getMessage());
+                tearDownConnection();
             }
         }
     }
@@ -421,6 +434,9 @@ final class RdmaClient implements OflClient, RequestEncoder.RangeAddressing {
 
     private void ensureUsable() {
         ensureOpen();
+        if (brokenReason == null && link != null && link.lossReason() != null) {
+            breakConnection(link.lossReason());
+        }
         if (brokenReason != null) {
             throw new OflConnectionException("the connection is broken (" + brokenReason + "); call reconnect()");
         }
@@ -460,7 +476,7 @@ final class RdmaClient implements OflClient, RequestEncoder.RangeAddressing {
 
     @Override
     public boolean isBroken() {
-        return brokenReason != null;
+        return brokenReason != null || link == null || link.lossReason() != null;
     }
 
     @Override
@@ -490,14 +506,24 @@ final class RdmaClient implements OflClient, RequestEncoder.RangeAddressing {
         closeResources();
     }
 
+    /**
+     * Releases everything. If the queue pair could not be destroyed, the registered memory is
+     * leaked on purpose rather than freed under a device that may still write into it.
+     */
     private void closeResources() {
         try {
             tearDownConnection();
-        } finally {
+        } catch (RuntimeException e) {
+            LOG.error("could not release the RDMA connection; its registered memory is left allocated", e);
+            libc.close();
+            throw e;
+        }
+        try {
             if (device != null) {
                 device.close();
                 device = null;
             }
+        } finally {
             libc.close();
             arena.close();
         }

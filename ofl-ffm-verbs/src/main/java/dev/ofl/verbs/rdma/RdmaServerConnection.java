@@ -52,11 +52,11 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
     private static final int IDLE_WAIT_MS = 100;
 
     /** Ends the connection quietly: the peer left or the server closes. */
-    private static final class Ended extends RuntimeException {
+    private static final class Ended extends OflConnectionException {
         private static final long serialVersionUID = 1L;
 
         Ended(String message) {
-            super(message, null, false, false);
+            super(message);
         }
     }
 
@@ -80,6 +80,7 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
     private long ringAddress;
     private int ringKey;
     private MemorySegment receiveSlots;
+    private MemorySegment[] receiveSlotViews;
     private long slotBytes;
     private MemoryRegion receiveMr;
     private MemorySegment[] payloadViews;
@@ -105,7 +106,10 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
     @Override
     public void run() {
         boolean admitted = false;
-        try (Arena arena = Arena.ofConfined()) {
+        // Not try-with-resources: the arena holds memory registered with the NIC and may be freed
+        // only after the link is closed (QP in ERR, drained, destroyed), in the finally below.
+        Arena arena = Arena.ofConfined();
+        try {
             Bootstrap.Endpoint hello = server.acceptHello(channel, TransportKind.RDMA, id);
             if (hello == null) {
                 return;
@@ -141,12 +145,18 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
         } finally {
             BootstrapIo.closeQuietly(channel);
             Link l = link;
+            boolean released = true;
             if (l != null) {
                 try {
                     l.close();
-                } catch (VerbsException e) {
-                    LOG.warn("connection {}: releasing its verbs objects failed: {}", id, e.getMessage());
+                } catch (RuntimeException e) {
+                    released = false;
+                    LOG.error("connection {}: releasing its verbs objects failed; its registered memory is left "
+                            + "allocated so that the device cannot write into freed memory", id, e);
                 }
+            }
+            if (released) {
+                arena.close();
             }
             libc.close();
             if (admitted) {
@@ -165,12 +175,18 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
         slotBytes = (MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges()) + 63) & ~63L;
         receiveSlots = arena.allocate(slotBytes * n, 4096);
         receiveMr = created.register(receiveSlots, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
+        receiveSlotViews = new MemorySegment[n];
+        for (int i = 0; i < n; i++) {
+            receiveSlotViews[i] = receiveSlots.asSlice(i * slotBytes, slotBytes);
+        }
         payloadViews = new MemorySegment[n];
         response.allocate(arena, created);
         for (int i = 0; i < n; i++) {
             postReceive(i);
         }
-        created.connect(hello, settings);
+        // A client whose receives are posted never makes us wait; a broken one must not hold this
+        // thread forever, so RNR retries are bounded here.
+        created.connect(hello, settings, RdmaSettings.RNR_RETRY_BOUNDED);
         return created.endpoint(new Bootstrap.Endpoint(RefusalCode.ACCEPTED, TransportKind.RDMA, config.serviceName(),
                 limits, 0, 0, null, 0, 0, 0, "", null), 0, 0);
     }
@@ -193,16 +209,19 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
             }
             int slot = pendingSlots[pendingHead];
             int length = pendingLengths[pendingHead];
+            // pendingSlots is sized for the protocol cap; only maxInFlight entries are ever used.
             pendingHead = (pendingHead + 1) % pendingSlots.length;
             pendingCount--;
             handle(slot, length, sequence);
-            postReceive(slot);
             sequence++;
+            if (server.closing()) {
+                throw new Ended("the server is closing");
+            }
         }
     }
 
     private void handle(int slot, int byteLength, long sequence) throws ProtocolException {
-        MemorySegment message = receiveSlots.asSlice(slot * slotBytes, slotBytes);
+        MemorySegment message = receiveSlotViews[slot];
         if (byteLength < MessageHeader.LENGTH) {
             throw new ProtocolException("request byte length", byteLength, "shorter than the 64-byte header");
         }
@@ -221,17 +240,24 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
         try {
             handlerStatus = handler.handle(request, response);
             outcome = handlerStatus == 0 ? WireStatus.OK : WireStatus.REFUSED;
-        } catch (OflConnectionException | Ended e) {
+        } catch (OflConnectionException e) {
+            inHandler = false;
             throw e;
         } catch (Exception e) {
             LOG.warn("handler failed on connection {} (op {}, sequence {}): {}", id, request.op(), sequence,
                     e.toString(), e);
             outcome = WireStatus.HANDLER_FAILED;
+        }
+        // The payload is dead and the ranges were copied: give the slot back before responding, so
+        // that the client's next request never waits for it.
+        postReceive(slot);
+        server.counters().request(outcome);
+        try {
+            response.finish(outcome, handlerStatus);
         } finally {
+            // Draining lets a request finish: the handler's response counts as part of it.
             inHandler = false;
         }
-        server.counters().request(outcome);
-        response.finish(outcome, handlerStatus);
     }
 
     /** Takes completions: receives join the pending queue, signalled writes advance the count. */
@@ -247,13 +273,18 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
             if (status != ibv_wc_status.IBV_WC_SUCCESS) {
                 onFailedCompletion(status, opcode);
             }
-            if (opcode == ibv_wc_opcode.IBV_WC_RECV) {
+            long wrId = ibv_wc.wr_id(wc);
+            if (opcode == ibv_wc_opcode.IBV_WC_RECV && wrId >= 0 && wrId < limits.maxInFlight()
+                    && pendingCount < limits.maxInFlight()) {
                 int tail = (pendingHead + pendingCount) % pendingSlots.length;
-                pendingSlots[tail] = (int) ibv_wc.wr_id(wc);
+                pendingSlots[tail] = (int) wrId;
                 pendingLengths[tail] = ibv_wc.byte_len(wc);
                 pendingCount++;
+            } else if (opcode == ibv_wc_opcode.IBV_WC_RDMA_WRITE && wrId > completedWrites && wrId <= postedWrites) {
+                completedWrites = wrId;
             } else {
-                completedWrites = Math.max(completedWrites, ibv_wc.wr_id(wc));
+                throw new OflConnectionException("unexpected completion " + ibv_wc_opcode.name(opcode) + " (work "
+                        + "request " + wrId + "): the client used the queue pair outside the protocol");
             }
         }
         return n;
@@ -395,7 +426,6 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
         private MemoryRegion stagingMr;
         private MemorySegment completionHeader;
         private MemoryRegion completionHeaderMr;
-        private MemorySegment view;
         private final MessageHeader out = new MessageHeader();
         private final long[] rangeAddresses = new long[Limits.MAX_RANGES];
         private final long[] rangeLengths = new long[Limits.MAX_RANGES];
@@ -427,14 +457,11 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
                 rangeLengths[i] = RangeDescriptor.length(message, at);
                 rangeKeys[i] = RangeDescriptor.key(message, at);
             }
-            if (view == null || view.byteSize() != capacity) {
-                view = staging.asSlice(0, capacity);
-            }
         }
 
         @Override
         public MemorySegment buffer() {
-            return view;
+            return staging;
         }
 
         @Override

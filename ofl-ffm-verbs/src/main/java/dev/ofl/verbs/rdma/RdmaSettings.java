@@ -26,10 +26,13 @@ record RdmaSettings(String device, OptionalInt gidIndex, int timeout, int retryC
                 number(RETRY_COUNT, properties.getOrDefault(RETRY_COUNT, "7"), 0, 7));
     }
 
-    RtsParameters rts(int psn) {
-        // rnr_retry 7 = retry forever: receive slots are posted before the peer may send, so an
-        // RNR can only be transient.
-        return new RtsParameters(psn, timeout, retryCount, 7, 1);
+    /** Retry a peer that is not ready to receive forever: bounded by the caller's own deadline. */
+    static final int RNR_RETRY_FOREVER = 7;
+    /** Six retries of the peer's RNR timer: long enough for any transient gap, then an error. */
+    static final int RNR_RETRY_BOUNDED = 6;
+
+    RtsParameters rts(int psn, int rnrRetry) {
+        return new RtsParameters(psn, timeout, retryCount, rnrRetry, 1);
     }
 
     private static int number(String key, String value, int min, int max) {
