@@ -7,8 +7,7 @@ import dev.ofl.verbs.ffm.ibv_comp_channel;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Arrays;
 
 /**
  * A completion event channel ({@code struct ibv_comp_channel}): its file descriptor becomes
@@ -23,7 +22,8 @@ public final class CompletionChannel extends OwnedResource {
     private final MemorySegment eventQueueOut;
     private final MemorySegment eventContextOut;
     private final MemorySegment captureState;
-    private final List<CompletionQueue> queues = new CopyOnWriteArrayList<>();
+    /** Copy-on-write array: read on every event, so iterating it must not allocate. */
+    private volatile CompletionQueue[] queues = new CompletionQueue[0];
 
     private CompletionChannel(Context context, MemorySegment channel) {
         super(context);
@@ -131,11 +131,17 @@ public final class CompletionChannel extends OwnedResource {
     }
 
     void register(CompletionQueue queue) {
-        queues.add(queue);
+        synchronized (this) {
+            CompletionQueue[] grown = Arrays.copyOf(queues, queues.length + 1);
+            grown[grown.length - 1] = queue;
+            queues = grown;
+        }
     }
 
     void unregister(CompletionQueue queue) {
-        queues.remove(queue);
+        synchronized (this) {
+            queues = Arrays.stream(queues).filter(q -> q != queue).toArray(CompletionQueue[]::new);
+        }
     }
 
     @Override
