@@ -5,6 +5,7 @@ import dev.ofl.api.OflClient;
 import dev.ofl.api.OflHandler;
 import dev.ofl.api.OflServer;
 import dev.ofl.api.ServerConfig;
+import dev.ofl.api.spi.BootstrapServer;
 import dev.ofl.api.spi.OflBackend;
 import java.util.Optional;
 
@@ -37,6 +38,7 @@ public final class TcpBackend implements OflBackend {
 
     @Override
     public OflServer serve(ServerConfig config, OflHandler handler) {
-        return TcpServer.start(config, handler);
+        return BootstrapServer.start(config, NAME,
+                (server, channel, id) -> new TcpServerConnection(server, handler, channel, id), server -> { });
     }
 }

@@ -1,16 +1,12 @@
 package dev.ofl.tcp;
 
 import dev.ofl.api.ClientConfig;
-import dev.ofl.api.Completion;
-import dev.ofl.api.IdleStrategy;
 import dev.ofl.api.Limits;
-import dev.ofl.api.NanoClock;
-import dev.ofl.api.OflClient;
 import dev.ofl.api.OflConnectionException;
-import dev.ofl.api.OflStatus;
 import dev.ofl.api.Region;
 import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.WaitMode;
+import dev.ofl.api.spi.AbstractClient;
 import dev.ofl.api.spi.BootstrapIo;
 import dev.ofl.api.spi.ClientBootstrap;
 import dev.ofl.api.spi.RequestEncoder;
@@ -20,7 +16,6 @@ import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.MessageType;
 import dev.ofl.api.wire.ProtocolException;
 import dev.ofl.api.wire.RefusalCode;
-import dev.ofl.api.wire.WireStatus;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -30,8 +25,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,81 +34,62 @@ import org.slf4j.LoggerFactory;
  * The TCP client. One thread at a time. Requests go out from per-slot send buffers whose payload
  * areas are what {@link #requestPayload()} hands out; responses are parsed from a small receive
  * buffer, and large DATA pieces are read from the socket straight into the caller's ranges.
+ *
+ * <p>Memory: the send slots and the receive buffer belong to a shared arena owned by the client
+ * and freed by {@link #close()}.
  */
-final class TcpClient implements OflClient {
+final class TcpClient extends AbstractClient<TcpClient.Slot> {
     private static final Logger LOG = LoggerFactory.getLogger(TcpClient.class);
 
     /** Receive buffer for headers and small pieces; pieces this large or more bypass it. */
     private static final int RX_BYTES = 64 << 10;
     private static final int DIRECT_READ_BYTES = 16 << 10;
     /** The action form of select() skips the selected-key set, whose insertions allocate. */
-    private static final java.util.function.Consumer<SelectionKey> IGNORE_KEY = selected -> { };
+    private static final Consumer<SelectionKey> IGNORE_KEY = selected -> { };
 
-    /** One in-flight request: its send buffer and where its response goes. */
-    private static final class Slot {
-        final MemorySegment message;
+    /** A request's send buffer and where its response goes, with the placement cursor. */
+    static final class Slot extends AbstractClient.Slot {
         final ByteBuffer messageBuffer;
-        final MemorySegment payload;
         final int[] regionIds = new int[Limits.MAX_RANGES];
         final long[] offsets = new long[Limits.MAX_RANGES];
         final long[] lengths = new long[Limits.MAX_RANGES];
-        int rangeCount;
-        long capacity;
-        long ticket = -1;
-        boolean done;
-        boolean awaited = true;
-        int status;
-        int handlerStatus;
         long received;
         int cursorRange;
         long cursorOffset;
 
         Slot(MemorySegment message, int maxRequestBytes) {
-            this.message = message;
+            super(message, maxRequestBytes);
             this.messageBuffer = message.asByteBuffer();
-            this.payload = message.asSlice(MessageHeader.LENGTH, maxRequestBytes);
+        }
+
+        @Override
+        protected void begin() {
+            received = 0;
+            cursorRange = 0;
+            cursorOffset = 0;
         }
     }
 
-    private final ClientConfig config;
-    private final Limits limits;
-    private final NanoClock clock;
-    private final IdleStrategy idle;
-    private final WaitMode waitMode;
-    private final Arena arena = Arena.ofShared();
-    private final Slot[] slots;
-    private final List<Region> regions = new ArrayList<>();
+    private final Arena arena;
     private ByteBuffer[] regionBuffers = new ByteBuffer[4];
     private final MemorySegment rx;
     private final ByteBuffer rxBuffer;
     private final MessageHeader header = new MessageHeader();
-    private final RequestEncoder encoder = new RequestEncoder();
 
     private SocketChannel channel;
     private Selector selector;
     private SelectionKey key;
-    private String brokenReason;
-    private boolean closed;
-
-    private long nextTicket;
-    private long oldestTicket;
-    private long receivingTicket;
-    private long ticketBase;
     private int rxStart;
     private int rxEnd;
     private long pieceRemaining;
 
     TcpClient(ClientConfig config) {
-        this.config = config;
-        this.limits = config.limits();
-        this.clock = config.clock();
-        this.idle = config.idleStrategy();
-        this.waitMode = config.waitMode();
-        this.slots = new Slot[limits.maxInFlight()];
-        long messageBytes = MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges());
-        for (int i = 0; i < slots.length; i++) {
-            slots[i] = new Slot(arena.allocate(messageBytes, 64), limits.maxRequestBytes());
-        }
+        this(config, Arena.ofShared());
+    }
+
+    private TcpClient(ClientConfig config, Arena arena) {
+        super(config, slots(config.limits(), arena));
+        this.arena = arena;
         this.rx = arena.allocate(RX_BYTES, 64);
         this.rxBuffer = rx.asByteBuffer();
         try {
@@ -124,101 +100,83 @@ final class TcpClient implements OflClient {
         }
     }
 
-    private void connect() {
+    private static Slot[] slots(Limits limits, Arena arena) {
+        // The whole request is written before submit returns, so in-flight requests need no
+        // spare slot: a slot's buffer is free as soon as its request was sent.
+        Slot[] slots = new Slot[limits.maxInFlight()];
+        long messageBytes = MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges());
+        for (int i = 0; i < slots.length; i++) {
+            slots[i] = new Slot(arena.allocate(messageBytes, 64), limits.maxRequestBytes());
+        }
+        return slots;
+    }
+
+    @Override
+    protected void connect() {
         InetSocketAddress server = config.server();
         long deadlineNs = System.nanoTime() + config.connectTimeout().toNanos();
         SocketChannel ch = null;
+        Selector sel = null;
         try {
             ch = ClientBootstrap.open(config);
             ClientBootstrap.exchange(ch, server, Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, config.serviceName(),
                     limits, ""), deadlineNs);
             ch.configureBlocking(false);
-            Selector sel = Selector.open();
+            sel = Selector.open();
             key = ch.register(sel, SelectionKey.OP_READ);
             selector = sel;
             channel = ch;
-            brokenReason = null;
-            ticketBase = nextTicket;
-            oldestTicket = nextTicket;
-            receivingTicket = nextTicket;
             rxStart = 0;
             rxEnd = 0;
             pieceRemaining = 0;
+            connected();
             LOG.debug("connected to {} as {}", server, ch.getLocalAddress());
         } catch (IOException e) {
             BootstrapIo.closeQuietly(ch);
+            BootstrapIo.closeQuietly(sel);
             throw new OflConnectionException("cannot connect to " + server + ": " + e
                     + "; is an ofl server running and bound to exactly that address and port?", e);
         } catch (RuntimeException e) {
             BootstrapIo.closeQuietly(ch);
+            BootstrapIo.closeQuietly(sel);
             throw e;
         }
     }
 
     @Override
-    public Region registerRegion(MemorySegment segment) {
-        ensureOpen();
-        if (!segment.isNative()) {
-            throw new IllegalArgumentException("regions must be native (off-heap) memory; allocate it from an Arena");
-        }
-        if (segment.byteSize() > Integer.MAX_VALUE) {
+    protected void onRegister(Region region) {
+        if (region.byteSize() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("the TCP backend registers regions of at most " + Integer.MAX_VALUE
-                    + " bytes; split " + segment.byteSize() + " bytes into several regions");
+                    + " bytes; split " + region.byteSize() + " bytes into several regions");
         }
-        Region region = new Region(this, regions.size(), segment);
         if (region.id() == regionBuffers.length) {
-            regionBuffers = java.util.Arrays.copyOf(regionBuffers, regionBuffers.length * 2);
+            regionBuffers = Arrays.copyOf(regionBuffers, regionBuffers.length * 2);
         }
-        regionBuffers[region.id()] = segment.asByteBuffer();
-        regions.add(region);
-        return region;
+        regionBuffers[region.id()] = region.segment().asByteBuffer();
     }
 
     @Override
-    public MemorySegment requestPayload() {
-        return slotOf(nextTicket).payload;
-    }
-
-    private Slot slotOf(long ticket) {
-        return slots[(int) (ticket % slots.length)];
+    protected RequestEncoder.RangeAddressing addressing() {
+        return RequestEncoder.RangeAddressing.NONE;
     }
 
     @Override
-    public long submit(int op, long generation, int payloadLength, ResponseRanges ranges) {
-        ensureUsable();
-        if (nextTicket - oldestTicket == slots.length) {
-            return OflStatus.IN_FLIGHT_FULL;
-        }
-        RequestEncoder.check(this, regions, limits, payloadLength, ranges);
-        int count = ranges.count();
-        Slot slot = slotOf(nextTicket);
-        long length = encoder.encode(slot.message, nextTicket - ticketBase, op, generation, payloadLength, ranges,
-                RequestEncoder.RangeAddressing.NONE);
-        for (int i = 0; i < count; i++) {
+    protected void send(Slot slot, long length, ResponseRanges ranges) {
+        for (int i = 0; i < ranges.count(); i++) {
             slot.regionIds[i] = ranges.region(i).id();
             slot.offsets[i] = ranges.offset(i);
             slot.lengths[i] = ranges.length(i);
         }
-        slot.rangeCount = count;
-        slot.capacity = ranges.totalLength();
-        slot.ticket = nextTicket;
-        slot.done = false;
-        slot.awaited = false;
-        slot.received = 0;
-        slot.cursorRange = 0;
-        slot.cursorOffset = 0;
         ByteBuffer out = slot.messageBuffer;
         out.limit((int) length).position(0);
         try {
-            send(out);
+            write(out);
         } catch (IOException e) {
-            slot.awaited = true;
-            throw broken("sending request " + nextTicket + " failed: " + e, e);
+            throw broken("sending a request failed: " + e, e);
         }
-        return nextTicket++;
     }
 
-    private void send(ByteBuffer out) throws IOException {
+    private void write(ByteBuffer out) throws IOException {
         long stallStartNs = 0;
         while (out.hasRemaining()) {
             if (channel.write(out) > 0) {
@@ -227,13 +185,9 @@ final class TcpClient implements OflClient {
             }
             // Keep reading while the send stalls: the server may be blocked writing an earlier
             // response that only our reading can drain.
-            try {
-                if (poll() > 0) {
-                    stallStartNs = 0;
-                    continue;
-                }
-            } catch (ProtocolException e) {
-                throw new IOException("the server broke the protocol: " + e.getMessage(), e);
+            if (poll() > 0) {
+                stallStartNs = 0;
+                continue;
             }
             long now = System.nanoTime();
             if (stallStartNs == 0) {
@@ -253,60 +207,7 @@ final class TcpClient implements OflClient {
     }
 
     @Override
-    public int await(long ticket, long deadlineNs, Completion completion) {
-        ensureOpen();
-        if (ticket < 0 || slotOf(ticket).ticket != ticket || slotOf(ticket).awaited) {
-            throw new IllegalArgumentException("ticket " + ticket + " is not outstanding (awaited already, dropped"
-                    + " by a reconnect, or never issued)");
-        }
-        Slot slot = slotOf(ticket);
-        while (!slot.done) {
-            if (brokenReason != null) {
-                release(slot);
-                throw new OflConnectionException("ticket " + ticket + " was lost: " + brokenReason
-                        + "; call reconnect()");
-            }
-            int work;
-            try {
-                work = poll();
-            } catch (ProtocolException e) {
-                release(slot);
-                throw broken("the server broke the protocol: " + e.getMessage(), null);
-            } catch (IOException e) {
-                release(slot);
-                throw broken("the connection failed while awaiting ticket " + ticket + ": " + e, e);
-            }
-            if (slot.done) {
-                break;
-            }
-            if (clock.nanoTime() - deadlineNs >= 0) {
-                breakConnection("ticket " + ticket + " timed out");
-                release(slot);
-                completion.set(ticket, OflStatus.TIMED_OUT, 0, 0);
-                return OflStatus.TIMED_OUT;
-            }
-            if (work == 0) {
-                if (waitMode == WaitMode.BLOCKING) {
-                    waitReadable(deadlineNs);
-                } else {
-                    idle.idle(0);
-                }
-            }
-        }
-        int status = WireStatus.toOflStatus(slot.status);
-        completion.set(ticket, status, slot.handlerStatus, status == OflStatus.OK ? slot.received : 0);
-        release(slot);
-        return status;
-    }
-
-    private void release(Slot slot) {
-        slot.awaited = true;
-        while (oldestTicket < nextTicket && slotOf(oldestTicket).awaited) {
-            oldestTicket++;
-        }
-    }
-
-    private void waitReadable(long deadlineNs) {
+    protected void waitForProgress(long deadlineNs) {
         long remainingNs = deadlineNs - clock.nanoTime();
         long timeoutMs = Math.max(1, (remainingNs + 999_999) / 1_000_000);
         try {
@@ -316,11 +217,22 @@ final class TcpClient implements OflClient {
         }
     }
 
+    @Override
+    protected int poll() {
+        try {
+            return read();
+        } catch (ProtocolException e) {
+            throw broken("the server broke the protocol: " + e.getMessage(), null);
+        } catch (IOException e) {
+            throw broken("the connection failed: " + e, e);
+        }
+    }
+
     /** Reads what the socket has and processes it; returns how many things progressed. */
-    private int poll() throws IOException, ProtocolException {
+    private int read() throws IOException, ProtocolException {
         int work = 0;
         if (pieceRemaining >= DIRECT_READ_BYTES && rxStart == rxEnd) {
-            int n = readIntoRanges(slotOf(receivingTicket));
+            int n = readIntoRanges(receivingSlot());
             if (n < 0) {
                 throw new EOFException("the server closed the connection");
             }
@@ -344,29 +256,24 @@ final class TcpClient implements OflClient {
             work++;
         }
         while (rxEnd > rxStart) {
-            if (receivingTicket == nextTicket) {
-                throw new ProtocolException("sequence", nextTicket - ticketBase,
+            Slot slot = receivingSlot();
+            if (slot == null) {
+                throw new ProtocolException("sequence", receivingSequence(),
                         "the server sent a message while no request was outstanding");
             }
-            Slot slot = slotOf(receivingTicket);
             if (pieceRemaining > 0) {
-                long take = Math.min(pieceRemaining, rxEnd - rxStart);
-                place(slot, take);
+                place(slot, Math.min(pieceRemaining, rxEnd - rxStart));
                 continue;
             }
             if (rxEnd - rxStart < MessageHeader.LENGTH) {
                 break;
             }
             header.wrap(rx, rxStart);
-            int type = MessageChecks.checkServerMessage(header, receivingTicket - ticketBase, slot.received,
-                    slot.capacity);
+            int type = MessageChecks.checkServerMessage(header, receivingSequence(), slot.received, slot.capacity());
             if (type == MessageType.DATA) {
                 pieceRemaining = header.payloadLength();
             } else {
-                slot.status = header.status();
-                slot.handlerStatus = header.handlerStatus();
-                slot.done = true;
-                receivingTicket++;
+                completeReceiving(header.status(), header.handlerStatus(), slot.received);
             }
             rxStart += MessageHeader.LENGTH;
             work++;
@@ -382,8 +289,7 @@ final class TcpClient implements OflClient {
         long left = length;
         while (left > 0) {
             int range = slot.cursorRange;
-            long room = slot.lengths[range] - slot.cursorOffset;
-            long chunk = Math.min(room, left);
+            long chunk = Math.min(slot.lengths[range] - slot.cursorOffset, left);
             MemorySegment.copy(rx, rxStart, regions.get(slot.regionIds[range]).segment(),
                     slot.offsets[range] + slot.cursorOffset, chunk);
             rxStart += (int) chunk;
@@ -416,73 +322,26 @@ final class TcpClient implements OflClient {
         }
     }
 
-    private OflConnectionException broken(String reason, Throwable cause) {
-        breakConnection(reason);
-        return new OflConnectionException(reason + "; the client is broken until reconnect()", cause);
-    }
-
-    /** Closes the socket first, so that nothing more can be read into any range. */
-    private void breakConnection(String reason) {
-        if (brokenReason == null) {
-            brokenReason = reason;
-            LOG.debug("connection to {} broken: {}", config.server(), reason);
-        }
+    /** Closes the socket: nothing more can be read into any range. */
+    @Override
+    protected void breakTransport() {
         BootstrapIo.closeQuietly(channel);
         BootstrapIo.closeQuietly(selector);
     }
 
-    private void ensureOpen() {
-        if (closed) {
-            throw new IllegalStateException("the client is closed");
-        }
-    }
-
-    private void ensureUsable() {
-        ensureOpen();
-        if (brokenReason != null) {
-            throw new OflConnectionException("the connection is broken (" + brokenReason + "); call reconnect()");
-        }
+    @Override
+    protected void tearDown() {
+        breakTransport();
     }
 
     @Override
-    public void reconnect() {
-        ensureOpen();
-        breakConnection("reconnect() was called");
-        for (Slot slot : slots) {
-            slot.awaited = true;
-        }
-        oldestTicket = nextTicket;
-        receivingTicket = nextTicket;
-        connect();
-    }
-
-    @Override
-    public boolean isBroken() {
-        return brokenReason != null;
-    }
-
-    @Override
-    public Limits limits() {
-        return limits;
-    }
-
-    @Override
-    public NanoClock clock() {
-        return clock;
+    protected void releaseResources() {
+        breakTransport();
+        arena.close();
     }
 
     @Override
     public String backend() {
         return TcpBackend.NAME;
-    }
-
-    @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        breakConnection("closed");
-        arena.close();
     }
 }

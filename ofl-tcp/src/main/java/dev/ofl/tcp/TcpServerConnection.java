@@ -3,12 +3,12 @@ package dev.ofl.tcp;
 import dev.ofl.api.Limits;
 import dev.ofl.api.OflConnectionException;
 import dev.ofl.api.OflHandler;
-import dev.ofl.api.OflRequest;
-import dev.ofl.api.OflResponse;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
+import dev.ofl.api.spi.AbstractResponse;
 import dev.ofl.api.spi.BootstrapIo;
 import dev.ofl.api.spi.BootstrapServer;
+import dev.ofl.api.spi.RequestView;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageChecks;
 import dev.ofl.api.wire.MessageHeader;
@@ -36,10 +36,8 @@ import org.slf4j.LoggerFactory;
  */
 final class TcpServerConnection implements BootstrapServer.Connection {
     private static final Logger LOG = LoggerFactory.getLogger(TcpServerConnection.class);
-    /** Committed bytes are held back until this many are pending, so small pieces travel together. */
-    static final int FLUSH_BYTES = 16 << 10;
-    /** A DATA header, a piece of up to FLUSH_BYTES, and the RESPONSE header. */
-    private static final int TX_BYTES = FLUSH_BYTES + 2 * MessageHeader.LENGTH;
+    /** A DATA header, a piece of up to the flush size, and the RESPONSE header. */
+    private static final int TX_BYTES = AbstractResponse.FLUSH_BYTES + 2 * MessageHeader.LENGTH;
 
     private final BootstrapServer server;
     private final OflHandler handler;
@@ -55,8 +53,8 @@ final class TcpServerConnection implements BootstrapServer.Connection {
     private ByteBuffer rxBuffer;
     private int rxEnd;
     private final MessageHeader header = new MessageHeader();
-    private final Request request = new Request();
-    private final Response response = new Response();
+    private final RequestView request = new RequestView(1);
+    private Response response;
 
     TcpServerConnection(BootstrapServer server, OflHandler handler, SocketChannel channel, long id) {
         this.server = server;
@@ -106,7 +104,7 @@ final class TcpServerConnection implements BootstrapServer.Connection {
         long rxBytes = MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges());
         rx = arena.allocate(rxBytes, 64);
         rxBuffer = rx.asByteBuffer();
-        response.allocate(arena, limits.maxResponseBytes());
+        response = new Response(arena, limits.maxResponseBytes());
         if (config.waitMode() == WaitMode.BUSY_POLL) {
             channel.configureBlocking(false);
         }
@@ -121,7 +119,7 @@ final class TcpServerConnection implements BootstrapServer.Connection {
             long length = MessageChecks.checkRequest(header, limits, sequence);
             fill((int) length);
             long capacity = MessageChecks.checkRanges(rx, 0, header, limits);
-            request.set(header, capacity);
+            request.set(0, rx, header, capacity);
             response.begin(sequence, capacity);
             int handlerStatus = 0;
             int outcome;
@@ -190,116 +188,34 @@ final class TcpServerConnection implements BootstrapServer.Connection {
         }
     }
 
-    /** The request view handed to the handler; reused for every request of the connection. */
-    private final class Request implements OflRequest {
-        private int op;
-        private long generation;
-        private long sequence;
-        private long capacity;
-        private MemorySegment payload;
-
-        void set(MessageHeader h, long responseCapacity) {
-            op = h.op();
-            generation = h.generation();
-            sequence = h.sequence();
-            capacity = responseCapacity;
-            long length = h.payloadLength();
-            // Same length as last time is the steady state: keep the slice and allocate nothing.
-            if (payload == null || payload.byteSize() != length) {
-                payload = rx.asSlice(MessageHeader.LENGTH, length).asReadOnly();
-            }
-        }
-
-        @Override
-        public int op() {
-            return op;
-        }
-
-        @Override
-        public long generation() {
-            return generation;
-        }
-
-        @Override
-        public long sequence() {
-            return sequence;
-        }
-
-        @Override
-        public MemorySegment payload() {
-            return payload;
-        }
-
-        @Override
-        public long responseCapacity() {
-            return capacity;
-        }
-    }
-
-    /** The response writer handed to the handler; reused for every request of the connection. */
-    private final class Response implements OflResponse {
-        private MemorySegment staging;
-        private ByteBuffer stagingBuffer;
-        private MemorySegment tx;
-        private ByteBuffer txBuffer;
+    /** Sends pieces and the completion over the socket, small ones with their headers in one write. */
+    private final class Response extends AbstractResponse {
+        private final ByteBuffer stagingBuffer;
+        private final MemorySegment tx;
+        private final ByteBuffer txBuffer;
         private final MessageHeader out = new MessageHeader();
         private long sequence;
-        private long capacity;
-        private long committed;
-        private long flushed;
 
-        void allocate(Arena arena, int maxResponseBytes) {
-            staging = arena.allocate(Math.max(1, maxResponseBytes), 64);
-            stagingBuffer = staging.asByteBuffer();
+        Response(Arena arena, int maxResponseBytes) {
+            super(arena.allocate(Math.max(1, maxResponseBytes), 64));
+            stagingBuffer = staging().asByteBuffer();
             tx = arena.allocate(TX_BYTES, 64);
             txBuffer = tx.asByteBuffer();
         }
 
         void begin(long requestSequence, long responseCapacity) {
             sequence = requestSequence;
-            capacity = responseCapacity;
-            committed = 0;
-            flushed = 0;
+            begin(responseCapacity);
         }
 
         @Override
-        public MemorySegment buffer() {
-            return staging;
+        protected void sendPiece(long from, long to) throws IOException {
+            send(from, to, false, 0, 0);
         }
 
         @Override
-        public long capacity() {
-            return capacity;
-        }
-
-        @Override
-        public long committed() {
-            return committed;
-        }
-
-        @Override
-        public void commit(long length) {
-            if (length < 0 || length > capacity - committed) {
-                throw new IllegalArgumentException("committing " + length + " bytes after " + committed
-                        + " exceeds the client's capacity of " + capacity + " bytes");
-            }
-            committed += length;
-            if (committed - flushed >= FLUSH_BYTES) {
-                try {
-                    send(false, 0, 0);
-                } catch (IOException e) {
-                    throw new OflConnectionException("sending a response piece to " + peer + " failed: " + e, e);
-                }
-            }
-        }
-
-        /** Sends pending data as one DATA piece, and with {@code last} the RESPONSE after it. */
-        void finish(int status, int handlerStatus) throws IOException {
-            if (status != WireStatus.OK) {
-                // A refusal carries no data: drop what was not sent yet.
-                committed = flushed;
-            }
-            send(true, status, handlerStatus);
+        protected void sendEnd(long from, long to, int wireStatus, int handlerStatus) throws IOException {
+            send(from, to, true, wireStatus, handlerStatus);
         }
 
         /*
@@ -307,21 +223,21 @@ final class TcpServerConnection implements BootstrapServer.Connection {
          * one system call, and no gathering write (which allocates per buffer for arena memory).
          * Larger pieces are written from the staging buffer directly, after their header.
          */
-        private void send(boolean last, int status, int handlerStatus) throws IOException {
-            long piece = committed - flushed;
+        private void send(long from, long to, boolean last, int status, int handlerStatus) throws IOException {
+            long piece = to - from;
             int at = 0;
             if (piece > 0) {
                 out.wrap(tx, 0).reset(MessageType.DATA, sequence)
                         .payloadLength((int) piece)
-                        .responseOffset(flushed);
+                        .responseOffset(from);
                 at = MessageHeader.LENGTH;
                 if (piece <= FLUSH_BYTES) {
-                    MemorySegment.copy(staging, flushed, tx, at, piece);
+                    MemorySegment.copy(staging(), from, tx, at, piece);
                     at += (int) piece;
                 } else {
                     txBuffer.limit(at).position(0);
                     writeFully(txBuffer);
-                    stagingBuffer.limit((int) committed).position((int) flushed);
+                    stagingBuffer.limit((int) to).position((int) from);
                     writeFully(stagingBuffer);
                     at = 0;
                 }
@@ -330,14 +246,13 @@ final class TcpServerConnection implements BootstrapServer.Connection {
                 out.wrap(tx, at).reset(MessageType.RESPONSE, sequence)
                         .status(status)
                         .handlerStatus(handlerStatus)
-                        .responseLength(status == WireStatus.OK ? committed : 0);
+                        .responseLength(status == WireStatus.OK ? to : 0);
                 at += MessageHeader.LENGTH;
             }
             if (at > 0) {
                 txBuffer.limit(at).position(0);
                 writeFully(txBuffer);
             }
-            flushed = committed;
         }
     }
 }

@@ -1,7 +1,10 @@
 package dev.ofl.api.spi;
 
+import dev.ofl.api.Limits;
 import dev.ofl.api.OflException;
+import dev.ofl.api.OflServer;
 import dev.ofl.api.ServerConfig;
+import dev.ofl.api.ServerStatistics;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.HelloCheck;
 import dev.ofl.api.wire.ProtocolException;
@@ -16,17 +19,19 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The part of a server every backend shares: a TCP listener on the explicit bind address, one
  * platform thread per connection, the connection cap, the HELLO/WELCOME exchange, and draining on
- * close. A backend supplies what runs on each connection after the bootstrap.
+ * close. A backend supplies what runs on each connection after the bootstrap, and what to release
+ * once every connection has ended.
  *
  * <p>Thread-safe.
  */
-public final class BootstrapServer implements AutoCloseable {
+public final class BootstrapServer implements OflServer {
     private static final Logger LOG = LoggerFactory.getLogger(BootstrapServer.class);
     /** Sockets beyond the cap get a thread only to be told SERVER_BUSY; past this many more, none. */
     private static final int REFUSAL_HEADROOM = 16;
@@ -65,6 +70,7 @@ public final class BootstrapServer implements AutoCloseable {
     private final InetSocketAddress localAddress;
     private final Thread acceptThread;
     private final ConnectionFactory factory;
+    private final Consumer<BootstrapServer> afterClose;
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
     private final AtomicInteger sockets = new AtomicInteger();
@@ -75,7 +81,8 @@ public final class BootstrapServer implements AutoCloseable {
     private boolean closed;
 
     private BootstrapServer(ServerConfig config, String backend, ServerSocketChannel acceptor,
-            ConnectionFactory factory) throws IOException {
+            ConnectionFactory factory, Consumer<BootstrapServer> afterClose) throws IOException {
+        this.afterClose = afterClose;
         this.config = config;
         this.backend = backend;
         this.acceptor = acceptor;
@@ -91,16 +98,19 @@ public final class BootstrapServer implements AutoCloseable {
      * @param config the server's settings
      * @param backend the backend's name, for thread names and logs
      * @param factory makes each connection
+     * @param afterClose runs at the end of {@link #close()}, to release what the backend shares
+     *     across connections ({@link #allConnectionsEnded()} says whether that is safe)
      * @return the running server
      * @throws OflException if the address cannot be bound, with the fix
      */
-    public static BootstrapServer start(ServerConfig config, String backend, ConnectionFactory factory) {
+    public static BootstrapServer start(ServerConfig config, String backend, ConnectionFactory factory,
+            Consumer<BootstrapServer> afterClose) {
         ServerSocketChannel acceptor = null;
         try {
             acceptor = ServerSocketChannel.open();
             acceptor.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             acceptor.bind(config.bind(), 128);
-            BootstrapServer server = new BootstrapServer(config, backend, acceptor, factory);
+            BootstrapServer server = new BootstrapServer(config, backend, acceptor, factory, afterClose);
             server.acceptThread.start();
             LOG.info("ofl {} server '{}' listening on {}", backend, config.serviceName(), server.localAddress);
             return server;
@@ -294,27 +304,35 @@ public final class BootstrapServer implements AutoCloseable {
         return config;
     }
 
-    /**
-     * The bound address, with the actual port.
-     *
-     * @return the address
-     */
+    @Override
     public InetSocketAddress localAddress() {
         return localAddress;
     }
 
-    /**
-     * How many connections completed the bootstrap and are open.
-     *
-     * @return the count
-     */
+    @Override
     public int connectionCount() {
         return admitted.get();
     }
 
+    @Override
+    public Limits limits() {
+        return config.limits();
+    }
+
+    @Override
+    public ServerStatistics statistics() {
+        return counters.snapshot();
+    }
+
+    @Override
+    public String backend() {
+        return backend;
+    }
+
     /**
      * Drains and stops: stops accepting, closes idle connections, waits up to the drain timeout
-     * for running handlers, then closes the rest. Idempotent.
+     * for running handlers, then closes the rest and runs the backend's after-close action.
+     * Idempotent.
      */
     @Override
     public synchronized void close() {
@@ -338,6 +356,7 @@ public final class BootstrapServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         LOG.info("ofl {} server on {} closed", backend, localAddress);
+        afterClose.accept(this);
     }
 
     private void joinAll(long deadlineNs) {

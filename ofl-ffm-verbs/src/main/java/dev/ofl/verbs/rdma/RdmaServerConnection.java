@@ -3,12 +3,12 @@ package dev.ofl.verbs.rdma;
 import dev.ofl.api.Limits;
 import dev.ofl.api.OflConnectionException;
 import dev.ofl.api.OflHandler;
-import dev.ofl.api.OflRequest;
-import dev.ofl.api.OflResponse;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
+import dev.ofl.api.spi.AbstractResponse;
 import dev.ofl.api.spi.BootstrapIo;
 import dev.ofl.api.spi.BootstrapServer;
+import dev.ofl.api.spi.RequestView;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageChecks;
 import dev.ofl.api.wire.MessageHeader;
@@ -43,8 +43,6 @@ import org.slf4j.LoggerFactory;
  */
 final class RdmaServerConnection implements BootstrapServer.Connection {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaServerConnection.class);
-    /** Committed bytes wait until this many are pending, so that tiny commits do not each cost a WRITE. */
-    static final int FLUSH_BYTES = 16 << 10;
     private static final int SEND_DEPTH = 256;
     /** Every this many writes one is signalled, so the send queue's progress can be observed. */
     private static final int SIGNAL_INTERVAL = 64;
@@ -69,8 +67,8 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
     private final long id;
     private final String peer;
     private final MessageHeader header = new MessageHeader();
-    private final Request request = new Request();
-    private final Response response = new Response();
+    private RequestView request;
+    private Response response;
     private final Libc libc = new Libc();
     private volatile boolean inHandler;
     private volatile String peerLoss;
@@ -83,7 +81,6 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
     private MemorySegment[] receiveSlotViews;
     private long slotBytes;
     private MemoryRegion receiveMr;
-    private MemorySegment[] payloadViews;
     private final int[] pendingSlots = new int[Limits.MAX_IN_FLIGHT];
     private final int[] pendingLengths = new int[Limits.MAX_IN_FLIGHT];
     private int pendingHead;
@@ -179,8 +176,8 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
         for (int i = 0; i < n; i++) {
             receiveSlotViews[i] = receiveSlots.asSlice(i * slotBytes, slotBytes);
         }
-        payloadViews = new MemorySegment[n];
-        response.allocate(arena, created);
+        request = new RequestView(n);
+        response = new Response(arena, created);
         for (int i = 0; i < n; i++) {
             postReceive(i);
         }
@@ -199,7 +196,7 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
         }
     }
 
-    private void serve() throws ProtocolException {
+    private void serve() throws ProtocolException, IOException {
         long sequence = 0;
         while (true) {
             while (pendingCount == 0) {
@@ -220,7 +217,7 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
         }
     }
 
-    private void handle(int slot, int byteLength, long sequence) throws ProtocolException {
+    private void handle(int slot, int byteLength, long sequence) throws ProtocolException, IOException {
         MemorySegment message = receiveSlotViews[slot];
         if (byteLength < MessageHeader.LENGTH) {
             throw new ProtocolException("request byte length", byteLength, "shorter than the 64-byte header");
@@ -371,61 +368,11 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
         }
     }
 
-    /** The request view handed to the handler; reused for every request. */
-    private final class Request implements OflRequest {
-        private int op;
-        private long generation;
-        private long sequence;
-        private long capacity;
-        private MemorySegment payload;
-
-        void set(int slot, MemorySegment message, MessageHeader h, long responseCapacity) {
-            op = h.op();
-            generation = h.generation();
-            sequence = h.sequence();
-            capacity = responseCapacity;
-            long length = h.payloadLength();
-            // Same length as last time in this slot is the steady state: no allocation.
-            MemorySegment view = payloadViews[slot];
-            if (view == null || view.byteSize() != length) {
-                view = message.asSlice(MessageHeader.LENGTH, length).asReadOnly();
-                payloadViews[slot] = view;
-            }
-            payload = view;
-        }
-
-        @Override
-        public int op() {
-            return op;
-        }
-
-        @Override
-        public long generation() {
-            return generation;
-        }
-
-        @Override
-        public long sequence() {
-            return sequence;
-        }
-
-        @Override
-        public MemorySegment payload() {
-            return payload;
-        }
-
-        @Override
-        public long responseCapacity() {
-            return capacity;
-        }
-    }
-
-    /** The response writer: registered staging memory, pieces posted as RDMA WRITEs. */
-    private final class Response implements OflResponse {
-        private MemorySegment staging;
-        private MemoryRegion stagingMr;
-        private MemorySegment completionHeader;
-        private MemoryRegion completionHeaderMr;
+    /** Posts pieces as RDMA WRITEs into the client's ranges, then the header by WRITE WITH IMMEDIATE. */
+    private final class Response extends AbstractResponse {
+        private final MemoryRegion stagingMr;
+        private final MemorySegment completionHeader;
+        private final MemoryRegion completionHeaderMr;
         private final MessageHeader out = new MessageHeader();
         private final long[] rangeAddresses = new long[Limits.MAX_RANGES];
         private final long[] rangeLengths = new long[Limits.MAX_RANGES];
@@ -433,22 +380,17 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
         private int cursorRange;
         private long cursorOffset;
         private long sequence;
-        private long capacity;
-        private long committed;
-        private long posted;
 
-        void allocate(Arena arena, Link created) {
-            staging = arena.allocate(Math.max(1, limits.maxResponseBytes()), 4096);
-            stagingMr = created.register(staging, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
+        Response(Arena arena, Link created) {
+            super(arena.allocate(Math.max(1, limits.maxResponseBytes()), 4096));
+            stagingMr = created.register(staging(), ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
             completionHeader = arena.allocate(MessageHeader.LENGTH, 64);
             completionHeaderMr = created.register(completionHeader, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
         }
 
+        /** Starts a response; copies the range descriptors, so the receive slot can be reposted. */
         void begin(MemorySegment message, MessageHeader h, long requestSequence, long responseCapacity) {
             sequence = requestSequence;
-            capacity = responseCapacity;
-            committed = 0;
-            posted = 0;
             cursorRange = 0;
             cursorOffset = 0;
             long at = MessageHeader.rangesOffset((int) h.payloadLength());
@@ -457,43 +399,18 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
                 rangeLengths[i] = RangeDescriptor.length(message, at);
                 rangeKeys[i] = RangeDescriptor.key(message, at);
             }
+            begin(responseCapacity);
         }
 
+        /** Posts RDMA WRITEs for [from, to), split at the client's range boundaries. */
         @Override
-        public MemorySegment buffer() {
-            return staging;
-        }
-
-        @Override
-        public long capacity() {
-            return capacity;
-        }
-
-        @Override
-        public long committed() {
-            return committed;
-        }
-
-        @Override
-        public void commit(long length) {
-            if (length < 0 || length > capacity - committed) {
-                throw new IllegalArgumentException("committing " + length + " bytes after " + committed
-                        + " exceeds the client's capacity of " + capacity + " bytes");
-            }
-            committed += length;
-            if (committed - posted >= FLUSH_BYTES) {
-                postPieces();
-            }
-        }
-
-        /** Posts RDMA WRITEs for [posted, committed), split at the client's range boundaries. */
-        private void postPieces() {
-            while (posted < committed) {
-                long room = rangeLengths[cursorRange] - cursorOffset;
-                long chunk = Math.min(room, committed - posted);
-                postWrite(ibv_wr_opcode.IBV_WR_RDMA_WRITE, staging.address() + posted, (int) chunk,
+        protected void sendPiece(long from, long to) {
+            long at = from;
+            while (at < to) {
+                long chunk = Math.min(rangeLengths[cursorRange] - cursorOffset, to - at);
+                postWrite(ibv_wr_opcode.IBV_WR_RDMA_WRITE, staging().address() + at, (int) chunk,
                         stagingMr.lkey(), rangeAddresses[cursorRange] + cursorOffset, rangeKeys[cursorRange], 0, false);
-                posted += chunk;
+                at += chunk;
                 cursorOffset += chunk;
                 if (cursorOffset == rangeLengths[cursorRange]) {
                     cursorRange++;
@@ -503,20 +420,17 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
         }
 
         /**
-         * Posts the remaining data (unless refused), then the completion header by WRITE WITH
-         * IMMEDIATE on the same QP, and waits for it: the staging area is reused by the next
-         * request only when every write from it has completed.
+         * Posts the last piece, then the completion header by WRITE WITH IMMEDIATE on the same QP,
+         * and waits for it: the staging area is reused by the next request only when every write
+         * from it has completed.
          */
-        void finish(int status, int handlerStatus) {
-            if (status == WireStatus.OK) {
-                postPieces();
-            } else {
-                committed = posted;
-            }
+        @Override
+        protected void sendEnd(long from, long to, int wireStatus, int handlerStatus) {
+            sendPiece(from, to);
             out.wrap(completionHeader, 0).reset(MessageType.RESPONSE, sequence)
-                    .status(status)
+                    .status(wireStatus)
                     .handlerStatus(handlerStatus)
-                    .responseLength(status == WireStatus.OK ? committed : 0);
+                    .responseLength(wireStatus == WireStatus.OK ? to : 0);
             long slot = sequence % limits.maxInFlight();
             postWrite(ibv_wr_opcode.IBV_WR_RDMA_WRITE_WITH_IMM, completionHeader.address(), MessageHeader.LENGTH,
                     completionHeaderMr.lkey(), ringAddress + slot * MessageHeader.LENGTH, ringKey, (int) sequence,

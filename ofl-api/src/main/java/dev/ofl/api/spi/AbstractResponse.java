@@ -1,0 +1,120 @@
+package dev.ofl.api.spi;
+
+import dev.ofl.api.OflConnectionException;
+import dev.ofl.api.OflResponse;
+import dev.ofl.api.wire.WireStatus;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The {@link OflResponse} a server connection hands its handler: one staging area per connection,
+ * committed bytes sent as pieces once {@link #FLUSH_BYTES} are pending, the rest with the end of
+ * the response. A backend supplies how a piece and the end travel. Not thread-safe: one connection
+ * thread.
+ */
+public abstract class AbstractResponse implements OflResponse {
+    /** Committed bytes wait until this many are pending, so that tiny commits do not each cost a send. */
+    public static final int FLUSH_BYTES = 16 << 10;
+
+    private final MemorySegment staging;
+    private long capacity;
+    private long committed;
+    private long flushed;
+
+    /**
+     * Creates the response over a staging area.
+     *
+     * @param staging the connection's staging area, at least the negotiated maximum response size
+     */
+    protected AbstractResponse(MemorySegment staging) {
+        this.staging = staging;
+    }
+
+    /**
+     * Sends committed bytes as one piece.
+     *
+     * @param from the piece's first byte, in the response stream and the staging area
+     * @param to the end of the piece (exclusive)
+     * @throws IOException if the connection failed
+     */
+    protected abstract void sendPiece(long from, long to) throws IOException;
+
+    /**
+     * Sends the last piece, if any, and the completion.
+     *
+     * @param from the last piece's first byte ({@code from == to} when there is none)
+     * @param to its end (exclusive): also the response length when {@code wireStatus} is OK
+     * @param wireStatus a {@link WireStatus} value
+     * @param handlerStatus the handler's status for a refusal, else zero
+     * @throws IOException if the connection failed
+     */
+    protected abstract void sendEnd(long from, long to, int wireStatus, int handlerStatus) throws IOException;
+
+    /**
+     * Starts a request's response.
+     *
+     * @param responseCapacity the checked sum of its range lengths
+     */
+    public final void begin(long responseCapacity) {
+        capacity = responseCapacity;
+        committed = 0;
+        flushed = 0;
+    }
+
+    /**
+     * Ends the response: with OK, sends what was not yet sent and the completion; otherwise drops
+     * what was not sent (a refusal carries no data) and sends the completion.
+     *
+     * @param wireStatus a {@link WireStatus} value
+     * @param handlerStatus the handler's status for a refusal, else zero
+     * @throws IOException if the connection failed
+     */
+    public final void finish(int wireStatus, int handlerStatus) throws IOException {
+        if (wireStatus != WireStatus.OK) {
+            committed = flushed;
+        }
+        sendEnd(flushed, committed, wireStatus, handlerStatus);
+        flushed = committed;
+    }
+
+    /**
+     * The staging area.
+     *
+     * @return the connection's whole staging area
+     */
+    protected final MemorySegment staging() {
+        return staging;
+    }
+
+    @Override
+    public final MemorySegment buffer() {
+        return staging;
+    }
+
+    @Override
+    public final long capacity() {
+        return capacity;
+    }
+
+    @Override
+    public final long committed() {
+        return committed;
+    }
+
+    @Override
+    public final void commit(long length) {
+        if (length < 0 || length > capacity - committed) {
+            throw new IllegalArgumentException("committing " + length + " bytes after " + committed
+                    + " exceeds the client's capacity of " + capacity + " bytes");
+        }
+        committed += length;
+        if (committed - flushed >= FLUSH_BYTES) {
+            try {
+                sendPiece(flushed, committed);
+            } catch (IOException e) {
+                throw new OflConnectionException("sending a response piece failed: " + e, e);
+            }
+            flushed = committed;
+        }
+    }
+}
