@@ -121,23 +121,17 @@ final class TcpServerConnection implements BootstrapServer.Connection {
             long capacity = MessageChecks.checkRanges(rx, 0, header, limits);
             request.set(0, rx, header, capacity);
             response.begin(sequence, capacity);
-            int handlerStatus = 0;
-            int outcome;
             inHandler = true;
+            int outcome;
             try {
-                handlerStatus = handler.handle(request, response);
-                outcome = handlerStatus == 0 ? WireStatus.OK : WireStatus.REFUSED;
+                outcome = response.run(handler, request);
             } catch (OflConnectionException e) {
                 inHandler = false;
                 throw e;
-            } catch (Exception e) {
-                LOG.warn("handler failed on connection {} (op {}, sequence {}): {}", id, request.op(), sequence,
-                        e.toString(), e);
-                outcome = WireStatus.HANDLER_FAILED;
             }
             server.counters().request(outcome);
             try {
-                response.finish(outcome, handlerStatus);
+                response.finish(outcome);
             } catch (IOException e) {
                 server.counters().undeliveredResponse();
                 throw e;

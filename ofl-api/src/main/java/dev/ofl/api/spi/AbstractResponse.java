@@ -1,10 +1,14 @@
 package dev.ofl.api.spi;
 
 import dev.ofl.api.OflConnectionException;
+import dev.ofl.api.OflHandler;
+import dev.ofl.api.OflRequest;
 import dev.ofl.api.OflResponse;
 import dev.ofl.api.wire.WireStatus;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The {@link OflResponse} a server connection hands its handler: one staging area per connection,
@@ -16,7 +20,10 @@ public abstract class AbstractResponse implements OflResponse {
     /** Committed bytes wait until this many are pending, so that tiny commits do not each cost a send. */
     public static final int FLUSH_BYTES = 16 << 10;
 
+    private static final Logger LOG = LoggerFactory.getLogger(AbstractResponse.class);
+
     private final MemorySegment staging;
+    private int handlerStatus;
     private long capacity;
     private long committed;
     private long flushed;
@@ -62,18 +69,40 @@ public abstract class AbstractResponse implements OflResponse {
     }
 
     /**
+     * Runs the handler on a request, into this response.
+     *
+     * @param handler the application's handler
+     * @param request the checked request
+     * @return the outcome, a {@link WireStatus} value: OK, REFUSED (the handler returned non-zero)
+     *     or HANDLER_FAILED (it threw; logged here)
+     * @throws OflConnectionException if the connection broke while the handler wrote
+     */
+    public final int run(OflHandler handler, OflRequest request) {
+        handlerStatus = 0;
+        try {
+            handlerStatus = handler.handle(request, this);
+            return handlerStatus == 0 ? WireStatus.OK : WireStatus.REFUSED;
+        } catch (OflConnectionException e) {
+            throw e;
+        } catch (Exception e) {
+            handlerStatus = 0;
+            LOG.warn("handler failed (op {}, sequence {}): {}", request.op(), request.sequence(), e.toString(), e);
+            return WireStatus.HANDLER_FAILED;
+        }
+    }
+
+    /**
      * Ends the response: with OK, sends what was not yet sent and the completion; otherwise drops
      * what was not sent (a refusal carries no data) and sends the completion.
      *
-     * @param wireStatus a {@link WireStatus} value
-     * @param handlerStatus the handler's status for a refusal, else zero
+     * @param wireStatus the outcome {@link #run} returned
      * @throws IOException if the connection failed
      */
-    public final void finish(int wireStatus, int handlerStatus) throws IOException {
+    public final void finish(int wireStatus) throws IOException {
         if (wireStatus != WireStatus.OK) {
             committed = flushed;
         }
-        sendEnd(flushed, committed, wireStatus, handlerStatus);
+        sendEnd(flushed, committed, wireStatus, wireStatus == WireStatus.REFUSED ? handlerStatus : 0);
         flushed = committed;
     }
 

@@ -231,26 +231,20 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
         long capacity = MessageChecks.checkRanges(message, 0, header, limits);
         request.set(slot, message, header, capacity);
         response.begin(message, header, sequence, capacity);
-        int handlerStatus = 0;
-        int outcome;
         inHandler = true;
+        int outcome;
         try {
-            handlerStatus = handler.handle(request, response);
-            outcome = handlerStatus == 0 ? WireStatus.OK : WireStatus.REFUSED;
+            outcome = response.run(handler, request);
         } catch (OflConnectionException e) {
             inHandler = false;
             throw e;
-        } catch (Exception e) {
-            LOG.warn("handler failed on connection {} (op {}, sequence {}): {}", id, request.op(), sequence,
-                    e.toString(), e);
-            outcome = WireStatus.HANDLER_FAILED;
         }
         // The payload is dead and the ranges were copied: give the slot back before responding, so
         // that the client's next request never waits for it.
         postReceive(slot);
         server.counters().request(outcome);
         try {
-            response.finish(outcome, handlerStatus);
+            response.finish(outcome);
         } finally {
             // Draining lets a request finish: the handler's response counts as part of it.
             inHandler = false;
