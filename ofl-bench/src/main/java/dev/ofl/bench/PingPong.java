@@ -13,12 +13,15 @@ import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
 import dev.ofl.bench.PatternHandler.ResponseMode;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -48,7 +51,14 @@ import picocli.CommandLine.Spec;
  * (submit to completion) are recorded after warm-up; checking happens outside the timed window.
  *
  * <p>A backend that cannot run here (for example {@code rdma} without an RDMA device) is reported
- * as skipped with its reason, never replaced by another.
+ * as skipped with its reason, never replaced by another. The {@code rdma} rows are labelled
+ * {@code rdma/softverbs} when the verbs library (system property {@code ofl.verbs.library}, else
+ * environment variable {@code OFL_VERBS_LIBRARY}) lies in an {@code ofl-softverbs} build, the
+ * user-space emulation that moves bytes through Unix sockets and a progress thread; the header
+ * names the library either way. Because softverbs is far slower than a NIC for large responses,
+ * the rdma rows measure fewer requests per large case by default (see {@code --iterations}), and
+ * show both response modes (copy and in place) by default; tcp rows measure 1,000 requests of every
+ * case, copy only.
  *
  * <p>Exit status: 0 when every case ran without mismatch or error and at least one backend ran;
  * 1 on any mismatch or error; 2 on bad options; 3 when no requested backend could run.
@@ -61,21 +71,33 @@ public final class PingPong implements Callable<Integer> {
     private static final int EXIT_NOTHING_RAN = 3;
     private static final int AUTO_WARMUP_REQUESTS = 200;
     private static final long AUTO_WARMUP_MS = 1500;
+    private static final String RDMA = "rdma";
+    private static final int DEFAULT_ITERATIONS = 1000;
+    /** Same as {@code VerbsLibrary.LIBRARY_PROPERTY}; read here so the tool needs no compile-time verbs dependency. */
+    private static final String VERBS_LIBRARY_PROPERTY = "ofl.verbs.library";
+    /** Same as {@code VerbsLibrary.LIBRARY_ENVIRONMENT}. */
+    private static final String VERBS_LIBRARY_ENVIRONMENT = "OFL_VERBS_LIBRARY";
+    /** Same as {@code VerbsLibrary.DEFAULT_LIBRARY}. */
+    private static final String VERBS_DEFAULT_LIBRARY = "libibverbs.so.1";
+    private static final String SOFTVERBS_DIRECTORY = "ofl-softverbs";
 
     /** One ping-pong case. */
     enum Case {
-        ECHO64("echo64", 0),
-        ROWS288("rows288", 288),
-        ROWS4096("rows4096", 4096),
-        ROWS16384("rows16384", 16384),
-        ROWS49152("rows49152", 49152);
+        ECHO64("echo64", 0, 1000),
+        ROWS288("rows288", 288, 1000),
+        ROWS4096("rows4096", 4096, 200),
+        ROWS16384("rows16384", 16384, 100),
+        ROWS49152("rows49152", 49152, 50);
 
         final String label;
         final long rows;
+        /** Measured requests of this case on rdma when {@code --iterations} is not given. */
+        final int rdmaIterations;
 
-        Case(String label, long rows) {
+        Case(String label, long rows, int rdmaIterations) {
             this.label = label;
             this.rows = rows;
+            this.rdmaIterations = rdmaIterations;
         }
 
         boolean echo() {
@@ -118,20 +140,22 @@ public final class PingPong implements Callable<Integer> {
     private List<String> cases = new ArrayList<>(List.of("echo64", "rows288", "rows4096", "rows16384", "rows49152"));
 
     @Option(names = "--iterations", paramLabel = "N",
-            description = "Measured requests per case (default: ${DEFAULT-VALUE}).")
-    private int iterations = 1000;
+            description = "Measured requests per case, for every backend (default: " + DEFAULT_ITERATIONS
+                    + " for tcp; for rdma 1000 for echo64 and rows288, 200 for rows4096, 100 for rows16384 and"
+                    + " 50 for rows49152, since softverbs moves large responses far slower than a NIC).")
+    private Integer iterations;
 
     @Option(names = "--warmup", paramLabel = "N",
             description = "Unrecorded (but checked) requests before each case (default: at least " + AUTO_WARMUP_REQUESTS
-                    + ", continuing until " + AUTO_WARMUP_MS + " ms have passed, so the JIT has compiled the hot"
-                    + " paths before cheap cases are measured).")
+                    + " or the case's measured requests if fewer, continuing until " + AUTO_WARMUP_MS
+                    + " ms have passed, so the JIT has compiled the hot paths before cheap cases are measured).")
     private Integer warmup;
 
     @Option(names = "--response", split = ",", paramLabel = "copy|inplace",
             description = "How the server handler writes rows: copy (OflResponse.write from scratch rows) or"
-                    + " inplace (straight into OflResponse.buffer() and commit); comma list allowed"
-                    + " (default: ${DEFAULT-VALUE}).")
-    private List<String> responses = new ArrayList<>(List.of("copy"));
+                    + " inplace (straight into OflResponse.buffer() and commit); comma list allowed, applied to"
+                    + " every backend (default: copy for tcp, copy,inplace for rdma).")
+    private List<String> responses;
 
     @Option(names = "--bind", paramLabel = "ADDRESS",
             description = "Explicit address the server binds and the client connects to (default: ${DEFAULT-VALUE}).")
@@ -172,9 +196,9 @@ public final class PingPong implements Callable<Integer> {
     public Integer call() {
         Set<String> backendNames = new LinkedHashSet<>(backends);
         List<WaitMode> waitModes = parseWaits();
-        List<ResponseMode> responseModes = parseResponses();
+        List<ResponseMode> responseModes = responses == null ? null : parseResponses();
         List<Case> selected = parseCases();
-        if (iterations < 1 || warmup != null && warmup < 0 || timeoutMs < 1) {
+        if (iterations != null && iterations < 1 || warmup != null && warmup < 0 || timeoutMs < 1) {
             throw new ParameterException(spec.commandLine(),
                     "--iterations must be at least 1, --warmup at least 0 and --timeout-ms at least 1");
         }
@@ -189,26 +213,30 @@ public final class PingPong implements Callable<Integer> {
         List<String> skipped = new ArrayList<>();
         boolean failed = false;
         for (String backend : backendNames) {
+            String label = label(backend);
             Optional<String> cause = Ofl.unavailabilityCause(backend);
             if (cause.isPresent()) {
-                skipped.add(backend + " rows skipped: " + cause.get());
-                log.println("pingpong: the " + backend + " rows are skipped: " + cause.get());
+                skipped.add(label + " rows skipped: " + cause.get());
+                log.println("pingpong: the " + label + " rows are skipped: " + cause.get());
                 continue;
             }
+            List<ResponseMode> modes = responseModes != null ? responseModes
+                    : RDMA.equals(backend) ? List.of(ResponseMode.COPY, ResponseMode.IN_PLACE)
+                    : List.of(ResponseMode.COPY);
             for (WaitMode waitMode : waitModes) {
-                for (ResponseMode responseMode : responseModes) {
+                for (ResponseMode responseMode : modes) {
                     try {
                         run(backend, waitMode, responseMode, new InetSocketAddress(address, 0), selected, results);
                     } catch (OflException | IllegalArgumentException e) {
                         failed = true;
-                        log.println("pingpong: " + backend + " " + waitName(waitMode) + " " + responseName(responseMode)
+                        log.println("pingpong: " + label + " " + waitName(waitMode) + " " + responseName(responseMode)
                                 + " could not run: " + e.getMessage());
                     }
                 }
             }
         }
 
-        printTable(results, skipped);
+        printTable(results, skipped, backendNames);
         for (Result r : results) {
             failed |= r.mismatches() != 0 || r.errors() != 0;
         }
@@ -244,9 +272,10 @@ public final class PingPong implements Callable<Integer> {
                             .build())) {
                 Region region = client.registerRegion(arena.allocate(maxResponseBytes, 4096));
                 for (Case c : selected) {
-                    log.printf("pingpong: %s %s %s %s: %s warm-up + %d measured requests%n", backend,
-                            waitName(waitMode), responseName(responseMode), c.label, warmupRule(), iterations);
-                    results.add(runCase(backend, waitMode, responseMode, client, region, c));
+                    int measured = iterationsOf(backend, c);
+                    log.printf("pingpong: %s %s %s %s: %s warm-up + %d measured requests%n", label(backend),
+                            waitName(waitMode), responseName(responseMode), c.label, warmupRule(), measured);
+                    results.add(runCase(backend, waitMode, responseMode, client, region, c, measured));
                 }
             }
         }
@@ -263,26 +292,34 @@ public final class PingPong implements Callable<Integer> {
         boolean abandoned;
     }
 
+    /** Measured requests of a case: {@code --iterations}, else the backend's default. */
+    private int iterationsOf(String backend, Case testCase) {
+        if (iterations != null) {
+            return iterations;
+        }
+        return RDMA.equals(backend) ? testCase.rdmaIterations : DEFAULT_ITERATIONS;
+    }
+
     private Result runCase(String backend, WaitMode waitMode, ResponseMode responseMode, OflClient client,
-            Region region, Case testCase) {
+            Region region, Case testCase, int measuredRequests) {
         ResponseRanges ranges = new ResponseRanges().add(region, 0, testCase.responseBytes());
         Completion completion = new Completion();
         Tally tally = new Tally();
         long iteration = 0;
         long warmupEndNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(AUTO_WARMUP_MS);
-        long warmupRequests = warmup == null ? AUTO_WARMUP_REQUESTS : warmup;
+        long warmupRequests = warmup == null ? Math.min(AUTO_WARMUP_REQUESTS, measuredRequests) : warmup;
         while (!tally.abandoned
                 && (iteration < warmupRequests || warmup == null && System.nanoTime() - warmupEndNs < 0)) {
             exchange(client, ranges, region.segment(), completion, testCase, iteration++, tally, false);
         }
         tally.warmups = iteration;
-        for (long measured = 0; measured < iterations && !tally.abandoned; measured++) {
+        for (long measured = 0; measured < measuredRequests && !tally.abandoned; measured++) {
             exchange(client, ranges, region.segment(), completion, testCase, iteration++, tally, true);
         }
         if (tally.abandoned) {
             tally.errors++;
         }
-        return new Result(backend, waitName(waitMode), responseMode, testCase, tally.warmups,
+        return new Result(label(backend), waitName(waitMode), responseMode, testCase, tally.warmups,
                 tally.histogram.getTotalCount(), tally.histogram, tally.sumNs, tally.maxNs, tally.mismatches,
                 tally.errors);
     }
@@ -353,7 +390,7 @@ public final class PingPong implements Callable<Integer> {
         }
     }
 
-    private void printTable(List<Result> results, List<String> skipped) {
+    private void printTable(List<Result> results, List<String> skipped, Set<String> backendNames) {
         Runtime.Version version = Runtime.version();
         out.printf(Locale.ROOT, "# ofl ping-pong: JDK %s (%s), %s %s %s, cores: %d, pinning: none, bind: %s,"
                 + " server and client in one JVM, rows of %d B committed every %d rows, date: %s%n",
@@ -361,10 +398,17 @@ public final class PingPong implements Callable<Integer> {
                 System.getProperty("os.version"), System.getProperty("os.arch"),
                 Runtime.getRuntime().availableProcessors(), bind, Patterns.ROW_BYTES, PatternHandler.BATCH_ROWS,
                 Instant.now().truncatedTo(ChronoUnit.SECONDS));
+        if (backendNames.contains(RDMA)) {
+            String library = verbsLibrary();
+            out.printf(Locale.ROOT, "# rdma: verbs library %s%s; measured requests per case: %s%n", library,
+                    isSoftverbs(library) ? " (softverbs: user-space emulation over Unix sockets, not NIC performance)"
+                            : "",
+                    iterations != null ? iterations + " (--iterations)" : rdmaIterationsRule());
+        }
         out.printf(Locale.ROOT, "# RTT = submit to completion of one request (byte check outside the timed window);"
                 + " warm-up per case: %s requests, checked, not recorded; MB/s = response bytes / mean RTT;"
                 + " mismatches = response bytes that differ from the pattern%n", warmupRule());
-        String format = "%-7s %-8s %-8s %-9s %10s %6s %6s %9s %9s %9s %9s %8s %10s %6s%n";
+        String format = "%-14s %-8s %-8s %-9s %10s %6s %6s %9s %9s %9s %9s %8s %10s %6s%n";
         out.printf(Locale.ROOT, format, "backend", "wait", "response", "case", "bytes", "warmup", "iters", "p50_us",
                 "p99_us", "p99.9_us", "max_us", "MB/s", "mismatches", "errors");
         for (Result r : results) {
@@ -384,8 +428,72 @@ public final class PingPong implements Callable<Integer> {
     }
 
     private String warmupRule() {
-        return warmup == null ? "at least " + AUTO_WARMUP_REQUESTS + " and " + AUTO_WARMUP_MS + " ms of"
-                : Integer.toString(warmup);
+        return warmup == null ? "at least " + AUTO_WARMUP_REQUESTS + " (or the measured count if fewer) and "
+                + AUTO_WARMUP_MS + " ms of" : Integer.toString(warmup);
+    }
+
+    /** The rdma default measured requests per case, as the header prints them. */
+    private static String rdmaIterationsRule() {
+        StringBuilder rule = new StringBuilder();
+        for (Case c : Case.values()) {
+            rule.append(rule.isEmpty() ? "" : ", ").append(c.label).append(' ').append(c.rdmaIterations);
+        }
+        return rule.append(" (tcp: ").append(DEFAULT_ITERATIONS).append(" each; --iterations N sets all)").toString();
+    }
+
+    /** The name a backend's rows carry: {@code rdma/softverbs} when rdma runs on the softverbs emulation. */
+    private static String label(String backend) {
+        return RDMA.equals(backend) && isSoftverbs(verbsLibrary()) ? RDMA + "/softverbs" : backend;
+    }
+
+    /**
+     * The verbs library the rdma backend loads, resolved as it does: the system property, else the
+     * environment variable, else the system's {@code libibverbs.so.1}.
+     */
+    private static String verbsLibrary() {
+        String property = System.getProperty(VERBS_LIBRARY_PROPERTY);
+        if (property != null && !property.isBlank()) {
+            return property.strip();
+        }
+        String environment = System.getenv(VERBS_LIBRARY_ENVIRONMENT);
+        if (environment != null && !environment.isBlank()) {
+            return environment.strip();
+        }
+        return VERBS_DEFAULT_LIBRARY;
+    }
+
+    /** True when a library path (after resolving links, if it exists) lies in an ofl-softverbs directory. */
+    static boolean isSoftverbs(String library) {
+        if (library.indexOf('/') < 0) {
+            return false;
+        }
+        Path path;
+        try {
+            path = Path.of(library).toAbsolutePath().normalize();
+        } catch (InvalidPathException e) {
+            return false;
+        }
+        if (containsSoftverbsDirectory(path)) {
+            return true;
+        }
+        try {
+            return containsSoftverbsDirectory(path.toRealPath());
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static boolean containsSoftverbsDirectory(Path path) {
+        Path parent = path.getParent();
+        if (parent == null) {
+            return false;
+        }
+        for (Path name : parent) {
+            if (name.toString().equals(SOFTVERBS_DIRECTORY)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String micros(boolean any, long ns) {
