@@ -36,8 +36,16 @@ import org.slf4j.LoggerFactory;
  */
 final class TcpServerConnection implements BootstrapServer.Connection {
     private static final Logger LOG = LoggerFactory.getLogger(TcpServerConnection.class);
-    /** A DATA header, a piece of up to the flush size, and the RESPONSE header. */
-    private static final int TX_BYTES = AbstractResponse.FLUSH_BYTES + 2 * MessageHeader.LENGTH;
+    /**
+     * Pieces travel once this many bytes are committed: each costs system calls on both sides, so
+     * fewer, larger writes reach the socket's throughput (measured on loopback: 16 KiB pieces gave
+     * about 60% of a plain C peer's MB/s on 12 MiB responses, 512 KiB about 100%).
+     */
+    private static final int FLUSH_BYTES = 512 << 10;
+    /** Pieces up to this size are copied next to their headers and written in one system call. */
+    private static final int COPY_BYTES = 8 << 10;
+    /** A DATA header, a piece of up to COPY_BYTES, and the RESPONSE header. */
+    private static final int TX_BYTES = COPY_BYTES + 2 * MessageHeader.LENGTH;
 
     private final BootstrapServer server;
     private final OflHandler handler;
@@ -191,7 +199,7 @@ final class TcpServerConnection implements BootstrapServer.Connection {
         private long sequence;
 
         Response(Arena arena, int maxResponseBytes) {
-            super(arena.allocate(Math.max(1, maxResponseBytes), 64));
+            super(arena.allocate(Math.max(1, maxResponseBytes), 64), FLUSH_BYTES);
             stagingBuffer = staging().asByteBuffer();
             tx = arena.allocate(TX_BYTES, 64);
             txBuffer = tx.asByteBuffer();
@@ -225,7 +233,7 @@ final class TcpServerConnection implements BootstrapServer.Connection {
                         .payloadLength((int) piece)
                         .responseOffset(from);
                 at = MessageHeader.LENGTH;
-                if (piece <= FLUSH_BYTES) {
+                if (piece <= COPY_BYTES) {
                     MemorySegment.copy(staging(), from, tx, at, piece);
                     at += (int) piece;
                 } else {

@@ -12,17 +12,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The {@link OflResponse} a server connection hands its handler: one staging area per connection,
- * committed bytes sent as pieces once {@link #FLUSH_BYTES} are pending, the rest with the end of
- * the response. A backend supplies how a piece and the end travel. Not thread-safe: one connection
+ * committed bytes sent as pieces once the backend's flush size is pending, the rest with the end
+ * of the response. A backend supplies how a piece and the end travel. Not thread-safe: one connection
  * thread.
  */
 public abstract class AbstractResponse implements OflResponse {
-    /** Committed bytes wait until this many are pending, so that tiny commits do not each cost a send. */
-    public static final int FLUSH_BYTES = 16 << 10;
-
     private static final Logger LOG = LoggerFactory.getLogger(AbstractResponse.class);
 
     private final MemorySegment staging;
+    private final int flushBytes;
     private int handlerStatus;
     private long capacity;
     private long committed;
@@ -32,9 +30,12 @@ public abstract class AbstractResponse implements OflResponse {
      * Creates the response over a staging area.
      *
      * @param staging the connection's staging area, at least the negotiated maximum response size
+     * @param flushBytes committed bytes wait until this many are pending, so that small commits do
+     *     not each cost a send; larger means fewer, bigger sends, smaller means earlier first bytes
      */
-    protected AbstractResponse(MemorySegment staging) {
+    protected AbstractResponse(MemorySegment staging, int flushBytes) {
         this.staging = staging;
+        this.flushBytes = flushBytes;
     }
 
     /**
@@ -137,7 +138,7 @@ public abstract class AbstractResponse implements OflResponse {
                     + " exceeds the client's capacity of " + capacity + " bytes");
         }
         committed += length;
-        if (committed - flushed >= FLUSH_BYTES) {
+        if (committed - flushed >= flushBytes) {
             try {
                 sendPiece(flushed, committed);
             } catch (IOException e) {

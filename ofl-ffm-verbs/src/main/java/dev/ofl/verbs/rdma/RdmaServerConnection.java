@@ -43,6 +43,8 @@ import org.slf4j.LoggerFactory;
  */
 final class RdmaServerConnection implements BootstrapServer.Connection {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaServerConnection.class);
+    /** A posted WRITE costs no system call, so pieces can be small and start travelling early. */
+    private static final int FLUSH_BYTES = 64 << 10;
     private static final int SEND_DEPTH = 256;
     /** Every this many writes one is signalled, so the send queue's progress can be observed. */
     private static final int SIGNAL_INTERVAL = 64;
@@ -376,7 +378,7 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
         private long sequence;
 
         Response(Arena arena, Link created) {
-            super(arena.allocate(Math.max(1, limits.maxResponseBytes()), 4096));
+            super(arena.allocate(Math.max(1, limits.maxResponseBytes()), 4096), FLUSH_BYTES);
             stagingMr = created.register(staging(), ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
             completionHeader = arena.allocate(MessageHeader.LENGTH, 64);
             completionHeaderMr = created.register(completionHeader, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
