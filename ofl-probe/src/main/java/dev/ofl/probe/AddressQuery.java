@@ -22,6 +22,8 @@ import java.util.OptionalInt;
 final class AddressQuery {
     /** Refusal reason of a device that could not be read, so nothing can be said about it. */
     static final String DEVICE_UNREADABLE = "DEVICE_UNREADABLE";
+    /** Refusal reason when {@code --device} names no present device. */
+    static final String NO_SUCH_DEVICE = "NO_SUCH_DEVICE";
 
     private AddressQuery() {
     }
@@ -32,14 +34,22 @@ final class AddressQuery {
      * @param ip the local address ofl would bind
      * @param netdevIndex its interface index, from {@link GidSelector#netdevIndexOf(Inet4Address)}
      * @param devices the devices, in the library's order
+     * @param only the only device to consider, as the backend's {@code rdma.device}, or {@code null}
      * @param gidIndexOverride the GID index override to check, or empty
      * @return the answer
      */
-    static Query answer(Inet4Address ip, int netdevIndex, List<DeviceSnapshot> devices, OptionalInt gidIndexOverride) {
+    static Query answer(Inet4Address ip, int netdevIndex, List<DeviceSnapshot> devices, String only,
+            OptionalInt gidIndexOverride) {
         Selection selected = null;
         List<Selection> otherMatches = new ArrayList<>();
         List<Refusal> refusals = new ArrayList<>();
-        for (DeviceSnapshot device : devices) {
+        List<DeviceSnapshot> candidates = only == null ? devices
+                : devices.stream().filter(d -> d.name().equals(only)).toList();
+        if (candidates.isEmpty() && only != null) {
+            String fix = "name one of " + devices.stream().map(DeviceSnapshot::name).toList();
+            refusals.add(new Refusal(only, NO_SUCH_DEVICE, "no RDMA device named '" + only + "'. Fix: " + fix, fix));
+        }
+        for (DeviceSnapshot device : candidates) {
             if (device.failure() != null) {
                 refusals.add(new Refusal(device.name(), DEVICE_UNREADABLE, device.failure().getMessage(),
                         device.failure().fix()));

@@ -28,10 +28,12 @@ final class Discovery {
      *
      * @param library the libibverbs to load, a file name or a path
      * @param ip the address to answer for, or {@code null} to list only
+     * @param device with {@code ip}: the only device to consider (the backend's {@code rdma.device}),
+     *     or {@code null} for every device
      * @param gidIndexOverride the GID index override to check with {@code ip}, or empty
      * @return the report; never throws for an unavailable library or device
      */
-    static ProbeReport run(String library, Inet4Address ip, OptionalInt gidIndexOverride) {
+    static ProbeReport run(String library, Inet4Address ip, String device, OptionalInt gidIndexOverride) {
         VerbsLibrary loaded;
         try {
             loaded = VerbsLibrary.load(library);
@@ -60,7 +62,7 @@ final class Discovery {
             return new ProbeReport(library, Outcome.FAILURE, Outcome.FAILURE.exitStatus(), views, null,
                     Failure.of("INTERFACES_UNREADABLE", e));
         }
-        Query query = AddressQuery.answer(ip, netdevIndex, devices, gidIndexOverride);
+        Query query = AddressQuery.answer(ip, netdevIndex, devices, device, gidIndexOverride);
         Outcome outcome = AddressQuery.outcome(query);
         return new ProbeReport(library, outcome, outcome.exitStatus(), views, query, null);
     }

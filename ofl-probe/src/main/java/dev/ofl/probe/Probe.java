@@ -74,6 +74,11 @@ public final class Probe implements Callable<Integer> {
                     + "index to use.")
     private Integer gidIndex;
 
+    @Option(names = "--device", paramLabel = "NAME",
+            description = "With --ip: consider only this device, as the RDMA backend does when its rdma.device "
+                    + "property names one; listing still shows every device.")
+    private String device;
+
     @Option(names = "--json",
             description = "Print the report as one JSON document on standard output, failures included, "
                     + "for scripts.")
@@ -121,6 +126,10 @@ public final class Probe implements Callable<Integer> {
      */
     @Override
     public Integer call() {
+        if (device != null && ip == null) {
+            throw new ParameterException(spec.commandLine(),
+                    "--device restricts the answer for an address: give --ip ADDR too");
+        }
         if (gidIndex != null && ip == null) {
             throw new ParameterException(spec.commandLine(),
                     "--gid-index checks an override for an address: give --ip ADDR too");
@@ -129,7 +138,8 @@ public final class Probe implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--gid-index must be 0 or more, got " + gidIndex);
         }
         String probed = library != null ? library : VerbsLibrary.configuredLibrary();
-        ProbeReport report = Discovery.run(probed, ip, gidIndex == null ? OptionalInt.empty() : OptionalInt.of(gidIndex));
+        ProbeReport report = Discovery.run(probed, ip, device,
+                gidIndex == null ? OptionalInt.empty() : OptionalInt.of(gidIndex));
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (json) {

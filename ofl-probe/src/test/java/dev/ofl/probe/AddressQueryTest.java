@@ -37,7 +37,7 @@ class AddressQueryTest {
         DeviceSnapshot device = device("mlx5_0", port(ibv_port_state.IBV_PORT_DOWN, ibv_mtu.IBV_MTU_4096),
                 gid(3, ibv_gid_type.IBV_GID_TYPE_ROCE_V2));
 
-        Query query = AddressQuery.answer(ADDRESS, NETDEV, List.of(device), OptionalInt.empty());
+        Query query = AddressQuery.answer(ADDRESS, NETDEV, List.of(device), null, OptionalInt.empty());
 
         assertNull(query.selected());
         assertEquals(Outcome.NOT_FOUND, AddressQuery.outcome(query));
@@ -51,7 +51,7 @@ class AddressQueryTest {
         DeviceSnapshot device = device("mlx5_0", port(ibv_port_state.IBV_PORT_ACTIVE, ibv_mtu.IBV_MTU_1024),
                 gid(2, ibv_gid_type.IBV_GID_TYPE_ROCE_V1));
 
-        Query query = AddressQuery.answer(ADDRESS, NETDEV, List.of(device), OptionalInt.empty());
+        Query query = AddressQuery.answer(ADDRESS, NETDEV, List.of(device), null, OptionalInt.empty());
 
         assertEquals("ROCE_V1_ONLY", query.refusals().get(0).reason());
         assertTrue(query.refusals().get(0).fix().contains("RoCE v2"), query.toString());
@@ -61,7 +61,7 @@ class AddressQueryTest {
     void noGidCarryingTheAddressIsTheReason() {
         DeviceSnapshot device = device("mlx5_0", port(ibv_port_state.IBV_PORT_ACTIVE, ibv_mtu.IBV_MTU_1024));
 
-        Query query = AddressQuery.answer(ADDRESS, NETDEV, List.of(device), OptionalInt.empty());
+        Query query = AddressQuery.answer(ADDRESS, NETDEV, List.of(device), null, OptionalInt.empty());
 
         assertEquals("NO_GID_FOR_ADDRESS", query.refusals().get(0).reason());
     }
@@ -72,7 +72,7 @@ class AddressQueryTest {
         DeviceSnapshot second = device("mlx5_1", port(ibv_port_state.IBV_PORT_ACTIVE, ibv_mtu.IBV_MTU_1024),
                 gid(3, ibv_gid_type.IBV_GID_TYPE_ROCE_V2));
 
-        Query query = AddressQuery.answer(ADDRESS, NETDEV, List.of(first, second), OptionalInt.empty());
+        Query query = AddressQuery.answer(ADDRESS, NETDEV, List.of(first, second), null, OptionalInt.empty());
 
         assertEquals(Outcome.FOUND, AddressQuery.outcome(query));
         assertEquals("mlx5_1", query.selected().device());
@@ -85,13 +85,39 @@ class AddressQueryTest {
     }
 
     @Test
+    void aNamedDeviceIsTheOnlyOneConsideredLikeTheBackendsSetting() {
+        DeviceSnapshot first = device("mlx5_0", port(ibv_port_state.IBV_PORT_ACTIVE, ibv_mtu.IBV_MTU_4096),
+                gid(1, ibv_gid_type.IBV_GID_TYPE_ROCE_V2));
+        DeviceSnapshot second = device("mlx5_1", port(ibv_port_state.IBV_PORT_ACTIVE, ibv_mtu.IBV_MTU_1024),
+                gid(5, ibv_gid_type.IBV_GID_TYPE_ROCE_V2));
+
+        Query query = AddressQuery.answer(ADDRESS, NETDEV, List.of(first, second), "mlx5_1", OptionalInt.empty());
+
+        assertEquals("mlx5_1", query.selected().device());
+        assertEquals(5, query.selected().gidIndex());
+        assertTrue(query.otherMatches().isEmpty(), query::toString);
+    }
+
+    @Test
+    void aNamedDeviceThatIsNotPresentIsRefusedNamingThePresentOnes() {
+        DeviceSnapshot first = device("mlx5_0", port(ibv_port_state.IBV_PORT_ACTIVE, ibv_mtu.IBV_MTU_4096),
+                gid(1, ibv_gid_type.IBV_GID_TYPE_ROCE_V2));
+
+        Query query = AddressQuery.answer(ADDRESS, NETDEV, List.of(first), "mlx5_9", OptionalInt.empty());
+
+        assertEquals(Outcome.NOT_FOUND, AddressQuery.outcome(query));
+        assertEquals(AddressQuery.NO_SUCH_DEVICE, query.refusals().get(0).reason());
+        assertTrue(query.refusals().get(0).fix().contains("mlx5_0"), query::toString);
+    }
+
+    @Test
     void aSecondFittingDeviceIsListedAsAnotherMatch() {
         DeviceSnapshot first = device("mlx5_0", port(ibv_port_state.IBV_PORT_ACTIVE, ibv_mtu.IBV_MTU_4096),
                 gid(1, ibv_gid_type.IBV_GID_TYPE_ROCE_V2));
         DeviceSnapshot second = device("mlx5_1", port(ibv_port_state.IBV_PORT_ACTIVE, ibv_mtu.IBV_MTU_4096),
                 gid(5, ibv_gid_type.IBV_GID_TYPE_ROCE_V2));
 
-        Query query = AddressQuery.answer(ADDRESS, NETDEV, List.of(first, second), OptionalInt.empty());
+        Query query = AddressQuery.answer(ADDRESS, NETDEV, List.of(first, second), null, OptionalInt.empty());
 
         assertEquals("mlx5_0", query.selected().device());
         assertEquals("mlx5_1", query.otherMatches().get(0).device());
@@ -103,7 +129,7 @@ class AddressQueryTest {
         DeviceSnapshot device = device("mlx5_0", port(ibv_port_state.IBV_PORT_ACTIVE, ibv_mtu.IBV_MTU_4096),
                 gid(3, ibv_gid_type.IBV_GID_TYPE_ROCE_V2));
 
-        Query query = AddressQuery.answer(ADDRESS, NETDEV, List.of(device), OptionalInt.of(4));
+        Query query = AddressQuery.answer(ADDRESS, NETDEV, List.of(device), null, OptionalInt.of(4));
 
         assertEquals("OVERRIDE_MISMATCH", query.refusals().get(0).reason());
         assertEquals(4, query.gidIndexOverride());
@@ -117,7 +143,7 @@ class AddressQueryTest {
                 ibv_transport_type.IBV_TRANSPORT_IB, null, List.of(), List.of(),
                 VerbsException.errno("ibv_open_device", 13, "device mlx5_0", "fix the permissions"));
 
-        Query query = AddressQuery.answer(ADDRESS, NETDEV, List.of(device), OptionalInt.empty());
+        Query query = AddressQuery.answer(ADDRESS, NETDEV, List.of(device), null, OptionalInt.empty());
 
         assertEquals(AddressQuery.DEVICE_UNREADABLE, query.refusals().get(0).reason());
         assertEquals(Outcome.FAILURE, AddressQuery.outcome(query));
@@ -128,7 +154,7 @@ class AddressQueryTest {
     void jsonOfAnAnswerRoundTripsThroughTheRecords() throws Exception {
         DeviceSnapshot device = device("mlx5_0", port(ibv_port_state.IBV_PORT_DOWN, ibv_mtu.IBV_MTU_4096),
                 gid(3, ibv_gid_type.IBV_GID_TYPE_ROCE_V2));
-        Query query = AddressQuery.answer(ADDRESS, NETDEV, List.of(device), OptionalInt.empty());
+        Query query = AddressQuery.answer(ADDRESS, NETDEV, List.of(device), null, OptionalInt.empty());
         ProbeReport report = new ProbeReport("libibverbs.so.1", Outcome.NOT_FOUND, 1,
                 List.of(ProbeReport.DeviceView.of(device)), query, null);
 
