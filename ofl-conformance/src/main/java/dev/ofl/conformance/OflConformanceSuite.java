@@ -98,6 +98,7 @@ public abstract class OflConformanceSuite {
     private static final int OP_REFUSE_AFTER_DATA = 3;
     private static final int OP_THROW = 4;
     private static final int OP_THROW_CHECKED = 5;
+    private static final int OP_THROW_CONNECTION = 6;
     private static final int OP_BLOCK = 6;
 
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
@@ -567,7 +568,7 @@ public abstract class OflConformanceSuite {
         MemorySegment memory = allocate(4096, SENTINEL);
         ResponseRanges ranges = ResponseRanges.of(client.registerRegion(memory));
         Completion completion = new Completion();
-        for (int op : new int[] {OP_THROW, OP_THROW_CHECKED}) {
+        for (int op : new int[] {OP_THROW, OP_THROW_CHECKED, OP_THROW_CONNECTION}) {
             assertEquals(OflStatus.HANDLER_FAILED, client.call(op, 0, 0, ranges, CALL_TIMEOUT_NS, completion),
                     completion::toString);
             assertEquals(0, completion.responseLength(), "a failure carries no data");
@@ -591,7 +592,6 @@ public abstract class OflConformanceSuite {
         OflServer server = serve(b -> { }, (request, response) -> {
             blocker.block();
             try {
-                // Larger than any backend's piece threshold, so that bytes travel before the handler returns.
                 byte[] late = new byte[(int) response.capacity()];
                 java.util.Arrays.fill(late, (byte) 0x11);
                 response.write(MemorySegment.ofArray(late));
@@ -605,9 +605,11 @@ public abstract class OflConformanceSuite {
             return 0;
         });
         OflClient client = connect(server, b -> { });
-        MemorySegment memory = allocate(256 << 10, SENTINEL);
+        // 1.25 MiB over two ranges: more than any backend's piece size, so that pieces are sent from
+        // inside the handler as well as at its end.
+        MemorySegment memory = allocate(2 << 20, SENTINEL);
         Region region = client.registerRegion(memory);
-        ResponseRanges ranges = new ResponseRanges().add(region, 0, 64 << 10).add(region, 128 << 10, 64 << 10);
+        ResponseRanges ranges = new ResponseRanges().add(region, 0, 640 << 10).add(region, 1 << 20, 640 << 10);
         long ticket = client.submit(OP_BLOCK, 0, 0, ranges);
         assertTrue(ticket >= 0);
         blocker.awaitEntered();
@@ -927,6 +929,9 @@ public abstract class OflConformanceSuite {
                 throw new IllegalStateException("handler failure injected by the conformance suite");
             }
             case OP_THROW_CHECKED -> throw new Exception("checked handler failure injected by the conformance suite");
+            // A handler that is itself an ofl client may see its own connection break: still a
+            // handler failure, not a reason to end this connection.
+            case OP_THROW_CONNECTION -> throw new OflConnectionException("a downstream connection of the handler broke");
             default -> {
                 response.write(request.payload());
                 yield 0;

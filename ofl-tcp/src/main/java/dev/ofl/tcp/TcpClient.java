@@ -90,11 +90,11 @@ final class TcpClient extends AbstractClient<TcpClient.Slot> {
     private TcpClient(ClientConfig config, Arena arena) {
         super(config, slots(config.limits(), arena));
         this.arena = arena;
-        this.rx = arena.allocate(RX_BYTES, 64);
-        this.rxBuffer = rx.asByteBuffer();
         try {
+            this.rx = arena.allocate(RX_BYTES, 64);
+            this.rxBuffer = rx.asByteBuffer();
             connect();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             arena.close();
             throw e;
         }
@@ -105,8 +105,13 @@ final class TcpClient extends AbstractClient<TcpClient.Slot> {
         // spare slot: a slot's buffer is free as soon as its request was sent.
         Slot[] slots = new Slot[limits.maxInFlight()];
         long messageBytes = MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges());
-        for (int i = 0; i < slots.length; i++) {
-            slots[i] = new Slot(arena.allocate(messageBytes, 64), limits.maxRequestBytes());
+        try {
+            for (int i = 0; i < slots.length; i++) {
+                slots[i] = new Slot(arena.allocate(messageBytes, 64), limits.maxRequestBytes());
+            }
+        } catch (RuntimeException | Error e) {
+            arena.close();
+            throw e;
         }
         return slots;
     }
@@ -189,7 +194,7 @@ final class TcpClient extends AbstractClient<TcpClient.Slot> {
                 stallStartNs = 0;
                 continue;
             }
-            long now = System.nanoTime();
+            long now = clock.nanoTime();
             if (stallStartNs == 0) {
                 stallStartNs = now;
             } else if (now - stallStartNs > config.connectTimeout().toNanos()) {

@@ -8,6 +8,7 @@ import dev.ofl.api.WaitMode;
 import dev.ofl.api.spi.AbstractResponse;
 import dev.ofl.api.spi.BootstrapIo;
 import dev.ofl.api.spi.BootstrapServer;
+import dev.ofl.api.spi.DrainGate;
 import dev.ofl.api.spi.RequestView;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageChecks;
@@ -53,7 +54,7 @@ final class TcpServerConnection implements BootstrapServer.Connection {
     private final SocketChannel channel;
     private final long id;
     private final String peer;
-    private volatile boolean inHandler;
+    private final DrainGate drain = new DrainGate();
     private boolean admitted;
 
     private Limits limits;
@@ -129,23 +130,19 @@ final class TcpServerConnection implements BootstrapServer.Connection {
             long capacity = MessageChecks.checkRanges(rx, 0, header, limits);
             request.set(0, rx, header, capacity);
             response.begin(sequence, capacity);
-            inHandler = true;
-            int outcome;
-            try {
-                outcome = response.run(handler, request);
-            } catch (OflConnectionException e) {
-                inHandler = false;
-                throw e;
+            if (!drain.enter()) {
+                return;
             }
-            server.counters().request(outcome);
+            // Draining lets a request that got in finish: its handler and its response.
             try {
+                int outcome = response.run(handler, request);
+                server.counters().request(outcome);
                 response.finish(outcome);
             } catch (IOException e) {
                 server.counters().undeliveredResponse();
                 throw e;
             } finally {
-                // Draining lets a request finish: the handler's response counts as part of it.
-                inHandler = false;
+                drain.exit();
             }
             sequence++;
         }
@@ -172,7 +169,7 @@ final class TcpServerConnection implements BootstrapServer.Connection {
 
     @Override
     public void closeIfIdle() {
-        if (!inHandler) {
+        if (drain.closeIfIdle()) {
             BootstrapIo.closeQuietly(channel);
         }
     }

@@ -26,7 +26,9 @@ import java.util.Objects;
  * <p>Tickets number requests for the client's whole life; the wire sequence restarts at zero on
  * each connection (ticket = connection base + sequence). Slot {@code ticket % slots} holds a
  * request's send buffer and outcome; with more slots than may be in flight, the slot that
- * {@link #requestPayload()} hands out never belongs to an outstanding request.
+ * {@link #requestPayload()} hands out never belongs to an outstanding request (a backend whose
+ * transport may still read a slot after submit returned, like RDMA, passes one slot more than may
+ * be in flight; one that has written the whole request before submit returns, like TCP, need not).
  *
  * <p>Not thread-safe, like {@link OflClient}: one thread at a time.
  *
@@ -311,6 +313,8 @@ public abstract class AbstractClient<S extends AbstractClient.Slot> implements O
             send(slot, length, ranges);
         } catch (RuntimeException e) {
             slot.awaited = true;
+            // Part of the request may be on the wire: the connection cannot be trusted any more.
+            breakConnection("sending request " + nextTicket + " failed: " + e);
             throw e;
         }
         return nextTicket++;
@@ -325,34 +329,42 @@ public abstract class AbstractClient<S extends AbstractClient.Slot> implements O
         }
         S slot = slotOf(ticket);
         while (!slot.done) {
+            String lost = lossReason();
+            if (brokenReason == null && lost != null) {
+                breakConnection(lost);
+            }
             if (brokenReason != null) {
                 release(slot);
                 throw new OflConnectionException("ticket " + ticket + " was lost: " + brokenReason
                         + "; call reconnect()");
             }
-            int work;
             try {
-                work = poll();
+                int work = poll();
+                if (slot.done) {
+                    break;
+                }
+                if (clock.nanoTime() - deadlineNs >= 0) {
+                    // The transport is broken before we return: from now on nothing lands in any range.
+                    breakConnection("ticket " + ticket + " timed out");
+                    release(slot);
+                    completion.set(ticket, OflStatus.TIMED_OUT, 0, 0);
+                    return OflStatus.TIMED_OUT;
+                }
+                if (work == 0) {
+                    if (waitMode == WaitMode.BLOCKING) {
+                        waitForProgress(deadlineNs);
+                    } else {
+                        idle.idle(0);
+                    }
+                }
             } catch (OflConnectionException e) {
                 release(slot);
                 throw e;
-            }
-            if (slot.done) {
-                break;
-            }
-            if (clock.nanoTime() - deadlineNs >= 0) {
-                // The transport is broken before we return: from now on nothing lands in any range.
-                breakConnection("ticket " + ticket + " timed out");
+            } catch (RuntimeException e) {
+                // For example a region's memory freed by the caller: the stream is out of step now.
+                breakConnection("awaiting ticket " + ticket + " failed: " + e);
                 release(slot);
-                completion.set(ticket, OflStatus.TIMED_OUT, 0, 0);
-                return OflStatus.TIMED_OUT;
-            }
-            if (work == 0) {
-                if (waitMode == WaitMode.BLOCKING) {
-                    waitForProgress(deadlineNs);
-                } else {
-                    idle.idle(0);
-                }
+                throw e;
             }
         }
         int status = WireStatus.toOflStatus(slot.status);
@@ -400,7 +412,12 @@ public abstract class AbstractClient<S extends AbstractClient.Slot> implements O
         }
         oldestTicket = nextTicket;
         receivingTicket = nextTicket;
-        connect();
+        try {
+            connect();
+        } catch (RuntimeException e) {
+            brokenReason = "reconnect() failed: " + e.getMessage();
+            throw e;
+        }
     }
 
     @Override

@@ -22,6 +22,8 @@ public abstract class AbstractResponse implements OflResponse {
     private final MemorySegment staging;
     private final int flushBytes;
     private int handlerStatus;
+    /** Set when sending a piece failed: only then does a connection exception end the connection. */
+    private boolean transportFailed;
     private long capacity;
     private long committed;
     private long flushed;
@@ -76,15 +78,26 @@ public abstract class AbstractResponse implements OflResponse {
      * @param request the checked request
      * @return the outcome, a {@link WireStatus} value: OK, REFUSED (the handler returned non-zero)
      *     or HANDLER_FAILED (it threw; logged here)
-     * @throws OflConnectionException if the connection broke while the handler wrote
+     * @throws OflConnectionException if sending a piece of this response failed (an exception the
+     *     handler throws for its own reasons is a handler failure, not a broken connection)
      */
     public final int run(OflHandler handler, OflRequest request) {
         handlerStatus = 0;
+        transportFailed = false;
         try {
             handlerStatus = handler.handle(request, this);
+            if (transportFailed) {
+                throw new OflConnectionException("the handler returned after sending a piece failed");
+            }
             return handlerStatus == 0 ? WireStatus.OK : WireStatus.REFUSED;
         } catch (OflConnectionException e) {
-            throw e;
+            if (transportFailed) {
+                throw e;
+            }
+            // The handler's own failure (for example a downstream ofl connection): not ours.
+            handlerStatus = 0;
+            LOG.warn("handler failed (op {}, sequence {}): {}", request.op(), request.sequence(), e.toString(), e);
+            return WireStatus.HANDLER_FAILED;
         } catch (Exception e) {
             handlerStatus = 0;
             LOG.warn("handler failed (op {}, sequence {}): {}", request.op(), request.sequence(), e.toString(), e);
@@ -142,7 +155,11 @@ public abstract class AbstractResponse implements OflResponse {
             try {
                 sendPiece(flushed, committed);
             } catch (IOException e) {
+                transportFailed = true;
                 throw new OflConnectionException("sending a response piece failed: " + e, e);
+            } catch (OflConnectionException e) {
+                transportFailed = true;
+                throw e;
             }
             flushed = committed;
         }

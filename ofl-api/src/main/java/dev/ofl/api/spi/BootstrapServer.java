@@ -17,6 +17,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -71,6 +72,7 @@ public final class BootstrapServer implements OflServer {
     private final Thread acceptThread;
     private final ConnectionFactory factory;
     private final Consumer<BootstrapServer> afterClose;
+    private final AtomicBoolean afterCloseRan = new AtomicBoolean();
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
     private final AtomicInteger sockets = new AtomicInteger();
@@ -98,8 +100,8 @@ public final class BootstrapServer implements OflServer {
      * @param config the server's settings
      * @param backend the backend's name, for thread names and logs
      * @param factory makes each connection
-     * @param afterClose runs at the end of {@link #close()}, to release what the backend shares
-     *     across connections ({@link #allConnectionsEnded()} says whether that is safe)
+     * @param afterClose releases what the backend shares across connections: runs once, after
+     *     {@link #close()} began and the last connection thread ended
      * @return the running server
      * @throws OflException if the address cannot be bound, with the fix
      */
@@ -141,6 +143,11 @@ public final class BootstrapServer implements OflServer {
                 BootstrapIo.closeQuietly(channel);
                 continue;
             }
+            if (closing) {
+                sockets.decrementAndGet();
+                BootstrapIo.closeQuietly(channel);
+                return;
+            }
             Connection connection = factory.create(this, channel, connectionIds.incrementAndGet());
             connections.add(connection);
             Thread thread = Thread.ofPlatform().name("ofl-" + backend + "-conn-" + connectionIds.get()).daemon()
@@ -152,6 +159,9 @@ public final class BootstrapServer implements OflServer {
                             connections.remove(connection);
                             sockets.decrementAndGet();
                             threads.remove(Thread.currentThread());
+                            if (closing) {
+                                runAfterCloseOnce();
+                            }
                         }
                     });
             threads.add(thread);
@@ -286,16 +296,6 @@ public final class BootstrapServer implements OflServer {
     }
 
     /**
-     * Whether every connection thread has ended; after {@link #close()}, false means some handler
-     * outlived the drain timeout and its connection still holds its resources.
-     *
-     * @return {@code true} when no connection thread is running
-     */
-    public boolean allConnectionsEnded() {
-        return threads.isEmpty();
-    }
-
-    /**
      * The server's settings.
      *
      * @return the configuration
@@ -355,8 +355,20 @@ public final class BootstrapServer implements OflServer {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        LOG.info("ofl {} server on {} closed", backend, localAddress);
-        afterClose.accept(this);
+        if (threads.isEmpty()) {
+            LOG.info("ofl {} server on {} closed", backend, localAddress);
+        } else {
+            LOG.warn("ofl {} server on {} closed with {} connection(s) whose handler outlived the drain; what "
+                    + "they share is released when the last of them ends", backend, localAddress, threads.size());
+        }
+        runAfterCloseOnce();
+    }
+
+    /** The after-close action runs once, when closing and no connection thread is left. */
+    private void runAfterCloseOnce() {
+        if (threads.isEmpty() && afterCloseRan.compareAndSet(false, true)) {
+            afterClose.accept(this);
+        }
     }
 
     private void joinAll(long deadlineNs) {

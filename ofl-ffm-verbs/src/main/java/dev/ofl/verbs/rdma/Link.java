@@ -23,6 +23,8 @@ import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One RC connection's verbs objects: completion channel (event mode only), one completion queue
@@ -34,6 +36,7 @@ import java.util.List;
  * the CQ and channel.
  */
 final class Link implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Link.class);
     /** Completions taken per poll. */
     static final int POLL_BATCH = 16;
     private static final SecureRandom PSN = new SecureRandom();
@@ -244,7 +247,8 @@ final class Link implements AutoCloseable {
             }
             drainFlushes();
         } catch (VerbsException e) {
-            failure = e;
+            // Destroying the QP below still stops all access; only a failed destroy must leak memory.
+            LOG.warn("qp {}: moving to ERR or draining before destroy failed: {}", qp.qpNumber(), e.getMessage());
         }
         closed = true;
         List<AutoCloseable> order = new ArrayList<>();

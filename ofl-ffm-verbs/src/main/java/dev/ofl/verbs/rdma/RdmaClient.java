@@ -55,7 +55,9 @@ final class RdmaClient extends AbstractClient<AbstractClient.Slot> implements Re
     /** The response header is copied here before it is checked: the ring stays remotely writable. */
     private final MemorySegment headerCopy;
     private final MessageHeader header = new MessageHeader();
-    private final Libc libc = new Libc();
+    private final Libc libc;
+    /** Set when a queue pair could not be destroyed: its registered memory must then never be freed. */
+    private boolean leaked;
 
     private RdmaDevice device;
     private Link link;
@@ -64,24 +66,35 @@ final class RdmaClient extends AbstractClient<AbstractClient.Slot> implements Re
     private SocketChannel socket;
 
     RdmaClient(ClientConfig config) {
-        this(config, Arena.ofShared());
+        // Settings first: a bad property must fail before any memory is allocated.
+        this(config, RdmaSettings.from(config.properties()), Arena.ofShared());
     }
 
-    private RdmaClient(ClientConfig config, Arena arena) {
-        this(config, arena, arena.allocate(slotBytes(config.limits()) * (config.limits().maxInFlight() + 1L), 4096));
+    private RdmaClient(ClientConfig config, RdmaSettings settings, Arena arena) {
+        this(config, settings, arena, slotMemory(config.limits(), arena));
     }
 
-    private RdmaClient(ClientConfig config, Arena arena, MemorySegment sendSlots) {
+    private RdmaClient(ClientConfig config, RdmaSettings settings, Arena arena, MemorySegment sendSlots) {
         super(config, slots(config.limits(), sendSlots));
         this.arena = arena;
-        this.settings = RdmaSettings.from(config.properties());
+        this.settings = settings;
         this.sendSlots = sendSlots;
-        this.ring = arena.allocate((long) RING_SLOT_BYTES * limits.maxInFlight(), 4096);
-        this.headerCopy = arena.allocate(MessageHeader.LENGTH, 64);
         try {
+            this.ring = arena.allocate((long) RING_SLOT_BYTES * limits.maxInFlight(), 4096);
+            this.headerCopy = arena.allocate(MessageHeader.LENGTH, 64);
+            this.libc = new Libc();
             connect();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             releaseResources();
+            throw e;
+        }
+    }
+
+    private static MemorySegment slotMemory(Limits limits, Arena arena) {
+        try {
+            return arena.allocate(slotBytes(limits) * (limits.maxInFlight() + 1L), 4096);
+        } catch (RuntimeException | Error e) {
+            arena.close();
             throw e;
         }
     }
@@ -321,6 +334,7 @@ final class RdmaClient extends AbstractClient<AbstractClient.Slot> implements Re
             try {
                 tearDown();
             } catch (RuntimeException f) {
+                leaked = true;
                 LOG.error("could not destroy qp after a failed move to ERR", f);
             }
         }
@@ -361,18 +375,25 @@ final class RdmaClient extends AbstractClient<AbstractClient.Slot> implements Re
         try {
             tearDown();
         } catch (RuntimeException e) {
-            LOG.error("could not release the RDMA connection; its registered memory is left allocated", e);
-            libc.close();
+            leaked = true;
             throw e;
-        }
-        try {
-            if (device != null) {
-                device.close();
-                device = null;
-            }
         } finally {
-            libc.close();
-            arena.close();
+            if (libc != null) {
+                libc.close();
+            }
+            if (leaked) {
+                LOG.error("a queue pair of this client could not be destroyed; its registered memory is left "
+                        + "allocated so that the device cannot write into freed memory");
+            } else {
+                try {
+                    if (device != null) {
+                        device.close();
+                        device = null;
+                    }
+                } finally {
+                    arena.close();
+                }
+            }
         }
     }
 

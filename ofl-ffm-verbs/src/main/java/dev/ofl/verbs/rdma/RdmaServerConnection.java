@@ -8,6 +8,7 @@ import dev.ofl.api.WaitMode;
 import dev.ofl.api.spi.AbstractResponse;
 import dev.ofl.api.spi.BootstrapIo;
 import dev.ofl.api.spi.BootstrapServer;
+import dev.ofl.api.spi.DrainGate;
 import dev.ofl.api.spi.RequestView;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageChecks;
@@ -72,7 +73,7 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
     private RequestView request;
     private Response response;
     private final Libc libc = new Libc();
-    private volatile boolean inHandler;
+    private final DrainGate drain = new DrainGate();
     private volatile String peerLoss;
     private volatile Link link;
 
@@ -233,23 +234,19 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
         long capacity = MessageChecks.checkRanges(message, 0, header, limits);
         request.set(slot, message, header, capacity);
         response.begin(message, header, sequence, capacity);
-        inHandler = true;
-        int outcome;
-        try {
-            outcome = response.run(handler, request);
-        } catch (OflConnectionException e) {
-            inHandler = false;
-            throw e;
+        if (!drain.enter()) {
+            throw new Ended("the server is closing");
         }
-        // The payload is dead and the ranges were copied: give the slot back before responding, so
-        // that the client's next request never waits for it.
-        postReceive(slot);
-        server.counters().request(outcome);
+        // Draining lets a request that got in finish: its handler and its response.
         try {
+            int outcome = response.run(handler, request);
+            // The payload is dead and the ranges were copied: give the slot back before
+            // responding, so that the client's next request never waits for it.
+            postReceive(slot);
+            server.counters().request(outcome);
             response.finish(outcome);
         } finally {
-            // Draining lets a request finish: the handler's response counts as part of it.
-            inHandler = false;
+            drain.exit();
         }
     }
 
@@ -349,7 +346,7 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
 
     @Override
     public void closeIfIdle() {
-        if (!inHandler) {
+        if (drain.closeIfIdle()) {
             forceClose();
         }
     }
