@@ -81,8 +81,7 @@ final class Link implements AutoCloseable {
         try {
             channel = events ? device.context.createCompletionChannel() : null;
             cq = device.context.createCompletionQueue(sendDepth + receiveDepth + 1, channel, 0);
-            QueuePair qp = device.domain.createReliableConnected(cq, cq,
-                    new QueuePairCapabilities(sendDepth, receiveDepth, 1, 1, maxInline));
+            QueuePair qp = createQueuePair(device, cq, sendDepth, receiveDepth, maxInline);
             Link link;
             try {
                 link = new Link(device, channel, cq, qp);
@@ -107,6 +106,31 @@ final class Link implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * Inline data is an optimisation whose limit differs by device (and some providers refuse a
+     * request above it with EINVAL rather than granting less): ask for less until one is granted.
+     */
+    private static QueuePair createQueuePair(RdmaDevice device, CompletionQueue cq, int sendDepth, int receiveDepth,
+            int maxInline) {
+        VerbsException first = null;
+        for (int inline : new int[] {maxInline, 64, 0}) {
+            if (inline > maxInline) {
+                continue;
+            }
+            try {
+                return device.domain.createReliableConnected(cq, cq,
+                        new QueuePairCapabilities(sendDepth, receiveDepth, 1, 1, inline));
+            } catch (VerbsException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        throw first;
     }
 
     private static void closeQuietly(AutoCloseable closeable, RuntimeException primary) {
