@@ -95,11 +95,9 @@ public abstract class AbstractResponse implements OflResponse {
                 throw e;
             }
             // The handler's own failure (for example a downstream ofl connection): not ours.
-            handlerStatus = 0;
             LOG.warn("handler failed (op {}, sequence {}): {}", request.op(), request.sequence(), e.toString(), e);
             return WireStatus.HANDLER_FAILED;
         } catch (Exception e) {
-            handlerStatus = 0;
             LOG.warn("handler failed (op {}, sequence {}): {}", request.op(), request.sequence(), e.toString(), e);
             return WireStatus.HANDLER_FAILED;
         }

@@ -15,7 +15,7 @@ import java.net.StandardSocketOptions;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -73,8 +73,8 @@ public final class BootstrapServer implements OflServer {
     private final ConnectionFactory factory;
     private final Consumer<BootstrapServer> afterClose;
     private final AtomicBoolean afterCloseRan = new AtomicBoolean();
-    private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
-    private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
+    /** Every accepted connection with the thread that runs it, until that thread ends. */
+    private final Map<Connection, Thread> running = new ConcurrentHashMap<>();
     private final AtomicInteger sockets = new AtomicInteger();
     private final AtomicInteger admitted = new AtomicInteger();
     private final AtomicLong connectionIds = new AtomicLong();
@@ -148,23 +148,22 @@ public final class BootstrapServer implements OflServer {
                 BootstrapIo.closeQuietly(channel);
                 return;
             }
-            Connection connection = factory.create(this, channel, connectionIds.incrementAndGet());
-            connections.add(connection);
-            Thread thread = Thread.ofPlatform().name("ofl-" + backend + "-conn-" + connectionIds.get()).daemon()
+            long id = connectionIds.incrementAndGet();
+            Connection connection = factory.create(this, channel, id);
+            Thread thread = Thread.ofPlatform().name("ofl-" + backend + "-conn-" + id).daemon()
                     .unstarted(() -> {
                         try {
                             connection.run();
                         } finally {
                             BootstrapIo.closeQuietly(channel);
-                            connections.remove(connection);
                             sockets.decrementAndGet();
-                            threads.remove(Thread.currentThread());
+                            running.remove(connection);
                             if (closing) {
                                 runAfterCloseOnce();
                             }
                         }
                     });
-            threads.add(thread);
+            running.put(connection, thread);
             thread.start();
         }
     }
@@ -342,11 +341,11 @@ public final class BootstrapServer implements OflServer {
         closed = true;
         closing = true;
         BootstrapIo.closeQuietly(acceptor);
-        for (Connection connection : connections) {
+        for (Connection connection : running.keySet()) {
             connection.closeIfIdle();
         }
         joinAll(System.nanoTime() + config.drainTimeout().toNanos());
-        for (Connection connection : connections) {
+        for (Connection connection : running.keySet()) {
             connection.forceClose();
         }
         joinAll(System.nanoTime() + 1_000_000_000L);
@@ -355,24 +354,24 @@ public final class BootstrapServer implements OflServer {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        if (threads.isEmpty()) {
+        if (running.isEmpty()) {
             LOG.info("ofl {} server on {} closed", backend, localAddress);
         } else {
             LOG.warn("ofl {} server on {} closed with {} connection(s) whose handler outlived the drain; what "
-                    + "they share is released when the last of them ends", backend, localAddress, threads.size());
+                    + "they share is released when the last of them ends", backend, localAddress, running.size());
         }
         runAfterCloseOnce();
     }
 
     /** The after-close action runs once, when closing and no connection thread is left. */
     private void runAfterCloseOnce() {
-        if (threads.isEmpty() && afterCloseRan.compareAndSet(false, true)) {
+        if (running.isEmpty() && afterCloseRan.compareAndSet(false, true)) {
             afterClose.accept(this);
         }
     }
 
     private void joinAll(long deadlineNs) {
-        for (Thread thread : threads) {
+        for (Thread thread : running.values()) {
             long remainingMs = (deadlineNs - System.nanoTime()) / 1_000_000;
             if (remainingMs <= 0) {
                 return;

@@ -3,7 +3,6 @@ package dev.ofl.verbs.rdma;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.verbs.CompletionChannel;
 import dev.ofl.verbs.CompletionQueue;
-import dev.ofl.verbs.Errno;
 import dev.ofl.verbs.Gid;
 import dev.ofl.verbs.MemoryRegion;
 import dev.ofl.verbs.PathMtu;
@@ -323,9 +322,5 @@ final class Link implements AutoCloseable {
                 Thread.yield();
             }
         }
-    }
-
-    static String describe(int errno) {
-        return Errno.describe(errno);
     }
 }

@@ -17,6 +17,7 @@ import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.ProtocolException;
 import dev.ofl.api.wire.RefusalCode;
 import dev.ofl.api.wire.TransportKind;
+import dev.ofl.verbs.Errno;
 import dev.ofl.verbs.MemoryRegion;
 import dev.ofl.verbs.VerbsException;
 import dev.ofl.verbs.ffm.ibv_access_flags;
@@ -145,7 +146,7 @@ final class RdmaClient extends AbstractClient<AbstractClient.Slot> implements Re
                 int rc = created.postReceive(i, 0, 0, 0);
                 if (rc != 0) {
                     throw new OflException("ibv_post_recv of completion receive " + i + " failed: "
-                            + Link.describe(rc));
+                            + Errno.describe(rc));
                 }
             }
             Bootstrap.Endpoint hello = created.endpoint(new Bootstrap.Endpoint(RefusalCode.ACCEPTED,
@@ -235,7 +236,7 @@ final class RdmaClient extends AbstractClient<AbstractClient.Slot> implements Re
         int rc = link.postSend(message.address(), ibv_wr_opcode.IBV_WR_SEND, true, message.address(), (int) length,
                 sendSlotsMr.lkey(), 0, 0, 0);
         if (rc != 0) {
-            throw broken("ibv_post_send of a request failed: " + Link.describe(rc), null);
+            throw broken("ibv_post_send of a request failed: " + Errno.describe(rc), null);
         }
     }
 
@@ -243,7 +244,7 @@ final class RdmaClient extends AbstractClient<AbstractClient.Slot> implements Re
     protected int poll() {
         int n = link.poll();
         if (n < 0) {
-            throw broken("ibv_poll_cq failed: " + Link.describe(-n), null);
+            throw broken("ibv_poll_cq failed: " + Errno.describe(-n), null);
         }
         for (int i = 0; i < n; i++) {
             MemorySegment wc = link.completion(i);
@@ -298,7 +299,7 @@ final class RdmaClient extends AbstractClient<AbstractClient.Slot> implements Re
         completeReceiving(header.status(), header.handlerStatus(), header.responseLength());
         int rc = link.postReceive(0, 0, 0, 0);
         if (rc != 0) {
-            throw broken("ibv_post_recv failed: " + Link.describe(rc), null);
+            throw broken("ibv_post_recv failed: " + Errno.describe(rc), null);
         }
     }
 
@@ -306,7 +307,7 @@ final class RdmaClient extends AbstractClient<AbstractClient.Slot> implements Re
     protected void waitForProgress(long deadlineNs) {
         int rc = link.cq.requestNotify(false);
         if (rc != 0) {
-            throw broken("ibv_req_notify_cq failed: " + Link.describe(rc), null);
+            throw broken("ibv_req_notify_cq failed: " + Errno.describe(rc), null);
         }
         // A completion that arrived before the queue was armed raises no event: look once more.
         if (poll() > 0) {

@@ -19,6 +19,7 @@ import dev.ofl.api.wire.RangeDescriptor;
 import dev.ofl.api.wire.RefusalCode;
 import dev.ofl.api.wire.TransportKind;
 import dev.ofl.api.wire.WireStatus;
+import dev.ofl.verbs.Errno;
 import dev.ofl.verbs.MemoryRegion;
 import dev.ofl.verbs.VerbsException;
 import dev.ofl.verbs.ffm.ibv_access_flags;
@@ -195,7 +196,7 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
         int rc = link.postReceive(slot, receiveSlots.address() + slot * slotBytes, (int) slotBytes, receiveMr.lkey());
         if (rc != 0) {
             throw new OflConnectionException("ibv_post_recv of receive slot " + slot + " failed: "
-                    + Link.describe(rc));
+                    + Errno.describe(rc));
         }
     }
 
@@ -254,7 +255,7 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
     private int poll() {
         int n = link.poll();
         if (n < 0) {
-            throw new OflConnectionException("ibv_poll_cq failed: " + Link.describe(-n));
+            throw new OflConnectionException("ibv_poll_cq failed: " + Errno.describe(-n));
         }
         for (int i = 0; i < n; i++) {
             MemorySegment wc = link.completion(i);
@@ -306,7 +307,7 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
         Link l = link;
         int rc = l.cq.requestNotify(false);
         if (rc != 0) {
-            throw new OflConnectionException("ibv_req_notify_cq failed: " + Link.describe(rc));
+            throw new OflConnectionException("ibv_req_notify_cq failed: " + Errno.describe(rc));
         }
         if (poll() > 0) {
             return;
@@ -332,7 +333,7 @@ final class RdmaServerConnection implements BootstrapServer.Connection {
             if (peerLoss != null) {
                 throw new Ended(peerLoss);
             }
-            throw new OflConnectionException("ibv_post_send failed: " + Link.describe(rc));
+            throw new OflConnectionException("ibv_post_send failed: " + Errno.describe(rc));
         }
     }
 
