@@ -4,6 +4,10 @@ package dev.ofl.api;
  * What a busy-polling loop does when a poll found no work. Poll methods return a work count; the
  * loop passes it here, and a count of zero means idle.
  *
+ * <p>A duty cycle calls {@link #reset()} when it starts waiting for something new, then
+ * {@link #idle(int)} after every poll with the poll's work count, so that a strategy that backs
+ * off (spin, then yield, then park) starts again from its cheapest step whenever work arrives.
+ *
  * <p>Implementations are used by one thread at a time and must not allocate.
  */
 @FunctionalInterface
@@ -28,4 +32,8 @@ public interface IdleStrategy {
      * @param workCount the number of work items the poll did; zero means it found nothing
      */
     void idle(int workCount);
+
+    /** Called when a wait for something new begins; a stateful strategy restarts its backoff. */
+    default void reset() {
+    }
 }

@@ -6,6 +6,7 @@ import dev.ofl.api.OflHandler;
 import dev.ofl.api.OflServer;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.spi.BootstrapServer;
+import dev.ofl.api.spi.ClientSession;
 import dev.ofl.api.spi.OflBackend;
 import java.util.Optional;
 
@@ -33,12 +34,12 @@ public final class TcpBackend implements OflBackend {
 
     @Override
     public OflClient connect(ClientConfig config) {
-        return new TcpClient(config);
+        return new ClientSession(config, TcpClientTransport::new);
     }
 
     @Override
     public OflServer serve(ServerConfig config, OflHandler handler) {
-        return BootstrapServer.start(config, NAME,
-                (server, channel, id) -> new TcpServerConnection(server, handler, channel, id), server -> { });
+        return BootstrapServer.start(config, NAME, handler,
+                (serverConfig, channel, id) -> new TcpServerTransport(serverConfig, channel), server -> { });
     }
 }

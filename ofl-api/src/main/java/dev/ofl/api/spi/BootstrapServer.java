@@ -1,6 +1,8 @@
 package dev.ofl.api.spi;
 
 import dev.ofl.api.Limits;
+import dev.ofl.api.OflHandler;
+import dev.ofl.api.OflRequest;
 import dev.ofl.api.OflException;
 import dev.ofl.api.OflServer;
 import dev.ofl.api.ServerConfig;
@@ -40,7 +42,7 @@ public final class BootstrapServer implements OflServer {
     private static final int SOCKET_BUFFER_BYTES = 4 << 20;
 
     /** One accepted socket's life on its own thread. */
-    public interface Connection {
+    interface Connection {
         /** Runs the connection until it ends; never throws. */
         void run();
 
@@ -51,26 +53,14 @@ public final class BootstrapServer implements OflServer {
         void forceClose();
     }
 
-    /** Makes the connection object for an accepted socket. */
-    @FunctionalInterface
-    public interface ConnectionFactory {
-        /**
-         * Creates a connection; it runs on a new thread.
-         *
-         * @param server this server
-         * @param channel the accepted socket, in blocking mode
-         * @param id a number unique within the server, for logs
-         * @return the connection
-         */
-        Connection create(BootstrapServer server, SocketChannel channel, long id);
-    }
-
     private final ServerConfig config;
     private final String backend;
     private final ServerSocketChannel acceptor;
     private final InetSocketAddress localAddress;
     private final Thread acceptThread;
-    private final ConnectionFactory factory;
+    private final OflHandler handler;
+    private final ServerTransport.Factory transports;
+    private final HandlerErrors handlerErrors = new HandlerErrors();
     private final Consumer<BootstrapServer> afterClose;
     private final AtomicBoolean afterCloseRan = new AtomicBoolean();
     /** Every accepted connection with the thread that runs it, until that thread ends. */
@@ -82,13 +72,14 @@ public final class BootstrapServer implements OflServer {
     private volatile boolean closing;
     private boolean closed;
 
-    private BootstrapServer(ServerConfig config, String backend, ServerSocketChannel acceptor,
-            ConnectionFactory factory, Consumer<BootstrapServer> afterClose) throws IOException {
+    private BootstrapServer(ServerConfig config, String backend, ServerSocketChannel acceptor, OflHandler handler,
+            ServerTransport.Factory transports, Consumer<BootstrapServer> afterClose) throws IOException {
         this.afterClose = afterClose;
         this.config = config;
         this.backend = backend;
         this.acceptor = acceptor;
-        this.factory = factory;
+        this.handler = handler;
+        this.transports = transports;
         this.localAddress = (InetSocketAddress) acceptor.getLocalAddress();
         this.acceptThread = Thread.ofPlatform().name("ofl-" + backend + "-accept-" + localAddress.getPort())
                 .daemon().unstarted(this::acceptLoop);
@@ -99,20 +90,22 @@ public final class BootstrapServer implements OflServer {
      *
      * @param config the server's settings
      * @param backend the backend's name, for thread names and logs
-     * @param factory makes each connection
+     * @param handler the application logic
+     * @param transports makes each connection's transport
      * @param afterClose releases what the backend shares across connections: runs once, after
      *     {@link #close()} began and the last connection thread ended
      * @return the running server
      * @throws OflException if the address cannot be bound, with the fix
      */
-    public static BootstrapServer start(ServerConfig config, String backend, ConnectionFactory factory,
-            Consumer<BootstrapServer> afterClose) {
+    public static BootstrapServer start(ServerConfig config, String backend, OflHandler handler,
+            ServerTransport.Factory transports, Consumer<BootstrapServer> afterClose) {
         ServerSocketChannel acceptor = null;
         try {
             acceptor = ServerSocketChannel.open();
             acceptor.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             acceptor.bind(config.bind(), 128);
-            BootstrapServer server = new BootstrapServer(config, backend, acceptor, factory, afterClose);
+            BootstrapServer server = new BootstrapServer(config, backend, acceptor, handler, transports,
+                    afterClose);
             server.acceptThread.start();
             LOG.info("ofl {} server '{}' listening on {}", backend, config.serviceName(), server.localAddress);
             return server;
@@ -149,7 +142,15 @@ public final class BootstrapServer implements OflServer {
                 return;
             }
             long id = connectionIds.incrementAndGet();
-            Connection connection = factory.create(this, channel, id);
+            Connection connection;
+            try {
+                connection = new ServerSession(this, handler, channel, transports.create(config, channel, id), id);
+            } catch (RuntimeException e) {
+                sockets.decrementAndGet();
+                LOG.warn("dropping a connection from {}: {}", remote(channel), e.toString());
+                BootstrapIo.closeQuietly(channel);
+                continue;
+            }
             Thread thread = Thread.ofPlatform().name("ofl-" + backend + "-conn-" + id).daemon()
                     .unstarted(() -> {
                         try {
@@ -269,6 +270,17 @@ public final class BootstrapServer implements OflServer {
         } catch (IOException e) {
             LOG.debug("could not send the refusal to {}: {}", remote(channel), e.toString());
         }
+    }
+
+    /**
+     * Reports a handler that threw, through the handler-error log: the first of each distinct
+     * failure with its stack trace, repeats counted.
+     *
+     * @param request the request the handler failed on
+     * @param failure what it threw
+     */
+    void handlerFailed(OflRequest request, Exception failure) {
+        handlerErrors.record(request, failure);
     }
 
     /** Gives back the place in the connection cap that an accepted HELLO took. */

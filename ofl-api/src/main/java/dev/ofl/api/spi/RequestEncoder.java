@@ -16,37 +16,25 @@ import java.util.List;
  * REQUEST message into a send slot. Allocation-free unless a check fails.
  */
 public final class RequestEncoder {
-    /** How a backend names a destination range to the server. */
+    /** How a transport names a destination range to the server. */
     public interface RangeAddressing {
-        /** TCP: the server needs only the lengths; address and key are zero. */
-        RangeAddressing NONE = new RangeAddressing() {
-            @Override
-            public long address(Region region, long offset) {
-                return 0;
-            }
-
-            @Override
-            public int key(Region region) {
-                return 0;
-            }
-        };
-
         /**
-         * The address the server writes a range's first byte to.
+         * How a range is named to the server: the address its first byte goes to.
          *
          * @param region the range's region
          * @param offset the range's offset in it
-         * @return the address to put in the descriptor
+         * @return the address for the range descriptor (zero where the server needs none)
          */
-        long address(Region region, long offset);
+        long rangeAddress(Region region, long offset);
 
         /**
-         * The key that lets the server write into a region.
+         * The key that lets the server write into a region on this connection.
          *
          * @param region the region
-         * @return the key to put in the descriptor
+         * @return the key for the range descriptor (zero where the server needs none)
+         * @throws IllegalArgumentException if the region is not usable on this connection
          */
-        int key(Region region);
+        int rangeKey(Region region);
     }
 
     private final MessageHeader header = new MessageHeader();
@@ -116,7 +104,8 @@ public final class RequestEncoder {
         for (int i = 0; i < count; i++) {
             Region region = ranges.region(i);
             RangeDescriptor.write(slot, rangesOffset + (long) i * RangeDescriptor.LENGTH,
-                    addressing.address(region, ranges.offset(i)), (int) ranges.length(i), addressing.key(region));
+                    addressing.rangeAddress(region, ranges.offset(i)), (int) ranges.length(i),
+                    addressing.rangeKey(region));
         }
         return rangesOffset + (long) count * RangeDescriptor.LENGTH;
     }

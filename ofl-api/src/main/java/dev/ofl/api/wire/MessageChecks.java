@@ -137,32 +137,7 @@ public final class MessageChecks {
         if (header.payloadLength() != 0) {
             throw new ProtocolException("payload length", header.payloadLength(), "a RESPONSE carries no payload");
         }
-        int status = header.status();
-        switch (status) {
-            case WireStatus.OK -> {
-                if (header.responseLength() != received) {
-                    throw new ProtocolException("response length", header.responseLength(),
-                            "does not match the " + received + " bytes received");
-                }
-                if (header.handlerStatus() != 0) {
-                    throw new ProtocolException("handler status", header.handlerStatus(), "must be zero with OK");
-                }
-            }
-            case WireStatus.REFUSED -> {
-                if (header.handlerStatus() == 0) {
-                    throw new ProtocolException("handler status", 0, "a refusal carries a non-zero status");
-                }
-                if (header.responseLength() != 0) {
-                    throw new ProtocolException("response length", header.responseLength(), "a refusal has none");
-                }
-            }
-            case WireStatus.HANDLER_FAILED -> {
-                if (header.responseLength() != 0) {
-                    throw new ProtocolException("response length", header.responseLength(), "a failure has none");
-                }
-            }
-            default -> throw new ProtocolException("status", status, "not a known wire status");
-        }
+        checkStatus(header, received, received, "does not match the " + received + " bytes received");
         return type;
     }
 
@@ -188,12 +163,21 @@ public final class MessageChecks {
         }
         requireZero("range count", header.rangeCount(), "a RESPONSE carries no ranges");
         requireZero("payload length", header.payloadLength(), "a RESPONSE carries no payload");
+        checkStatus(header, 0, capacity, "exceeds the request's ranges, " + capacity + " bytes");
+    }
+
+    /**
+     * The status rules of a RESPONSE, the same for every transport: OK carries a length in
+     * {@code [minLength, maxLength]} and no handler status, REFUSED a non-zero handler status and
+     * no length, HANDLER_FAILED no length.
+     */
+    private static void checkStatus(MessageHeader header, long minLength, long maxLength, String lengthRule)
+            throws ProtocolException {
         int status = header.status();
         switch (status) {
             case WireStatus.OK -> {
-                if (header.responseLength() < 0 || header.responseLength() > capacity) {
-                    throw new ProtocolException("response length", header.responseLength(),
-                            "exceeds the request's ranges, " + capacity + " bytes");
+                if (header.responseLength() < minLength || header.responseLength() > maxLength) {
+                    throw new ProtocolException("response length", header.responseLength(), lengthRule);
                 }
                 if (header.handlerStatus() != 0) {
                     throw new ProtocolException("handler status", header.handlerStatus(), "must be zero with OK");

@@ -50,7 +50,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * The CPU cost of the pieces of one RDMA client call, without waiting for any peer: what the
  * client's {@code submit} and {@code await} do in Java and through the verbs downcalls, each
  * measured alone against the {@code dev.ofl.verbs} bindings, with the same native structures and
- * field writes as the backend's {@code RdmaClient} and {@code Link}.
+ * field writes as the backend's {@code RdmaClientTransport} and {@code Link}.
  *
  * <ul>
  * <li>{@link #encodeRequest}: {@code RequestEncoder.check} + {@code encode} of a 16-byte row request
@@ -95,7 +95,7 @@ public class RdmaClientCostBenchmark {
     private static final long RESPONSE_BYTES = RoundTripFixture.ROWS_BYTES;
     /** Completions taken per poll, as {@code Link.POLL_BATCH}. */
     private static final int POLL_BATCH = 16;
-    /** Inline limit asked for, as {@code RdmaClient.MAX_INLINE}. */
+    /** Inline limit asked for, as {@code RdmaClientTransport.MAX_INLINE}. */
     private static final int MAX_INLINE = 256;
 
     private final Limits limits = new Limits(4 << 10, (int) RESPONSE_BYTES, 1, 1);
@@ -152,12 +152,12 @@ public class RdmaClientCostBenchmark {
         ranges = new ResponseRanges().add(region, 0, RESPONSE_BYTES);
         addressing = new RequestEncoder.RangeAddressing() {
             @Override
-            public long address(Region r, long offset) {
+            public long rangeAddress(Region r, long offset) {
                 return r.segment().address() + offset;
             }
 
             @Override
-            public int key(Region r) {
+            public int rangeKey(Region r) {
                 return regionMr.rkey();
             }
         };

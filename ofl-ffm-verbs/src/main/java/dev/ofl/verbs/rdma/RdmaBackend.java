@@ -5,6 +5,7 @@ import dev.ofl.api.OflClient;
 import dev.ofl.api.OflHandler;
 import dev.ofl.api.OflServer;
 import dev.ofl.api.ServerConfig;
+import dev.ofl.api.spi.ClientSession;
 import dev.ofl.api.spi.OflBackend;
 import dev.ofl.verbs.RdmaAvailability;
 import dev.ofl.verbs.RdmaUnavailableException;
@@ -38,7 +39,7 @@ public final class RdmaBackend implements OflBackend {
 
     @Override
     public OflClient connect(ClientConfig config) {
-        return new RdmaClient(config);
+        return new ClientSession(config, RdmaClientTransport::new);
     }
 
     @Override

@@ -27,8 +27,8 @@ final class RdmaServer {
                     + e.getMessage(), e);
         }
         try {
-            return BootstrapServer.start(config, RdmaBackend.NAME,
-                    (server, channel, id) -> new RdmaServerConnection(server, device, settings, handler, channel, id),
+            return BootstrapServer.start(config, RdmaBackend.NAME, handler,
+                    (serverConfig, channel, id) -> new RdmaServerTransport(device, settings, serverConfig, channel),
                     server -> device.close());
         } catch (RuntimeException e) {
             device.close();

@@ -35,6 +35,14 @@ record RdmaSettings(String device, OptionalInt gidIndex, int timeout, int retryC
         return new RtsParameters(psn, timeout, retryCount, rnrRetry, 1);
     }
 
+    /**
+     * How long a requester keeps retrying an unacknowledged packet before RETRY_EXC_ERR, by the
+     * specification: 4.096 us x 2^timeout per try, retryCount + 1 tries.
+     */
+    long retryExhaustionNs() {
+        return (4096L << timeout) * (retryCount + 1);
+    }
+
     private static int number(String key, String value, int min, int max) {
         int n;
         try {

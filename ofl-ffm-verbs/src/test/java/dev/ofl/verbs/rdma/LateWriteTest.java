@@ -9,6 +9,7 @@ import dev.ofl.api.OflStatus;
 import dev.ofl.api.Region;
 import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
+import dev.ofl.api.spi.ClientSession;
 import dev.ofl.verbs.ffm.ibv_qp_state;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -69,7 +70,7 @@ class LateWriteTest {
 
                 assertEquals(OflStatus.TIMED_OUT, status);
                 assertTrue(client.isBroken());
-                assertEquals(ibv_qp_state.IBV_QPS_ERR, ((RdmaClient) client).queuePairState(),
+                assertEquals(ibv_qp_state.IBV_QPS_ERR, ((RdmaClientTransport) ((ClientSession) client).transport()).queuePairState(),
                         "the client's queue pair must be in ERR when await returns");
 
                 release.countDown();

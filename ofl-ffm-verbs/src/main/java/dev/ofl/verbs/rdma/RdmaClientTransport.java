@@ -5,14 +5,13 @@ import dev.ofl.api.Limits;
 import dev.ofl.api.OflConnectionException;
 import dev.ofl.api.OflException;
 import dev.ofl.api.Region;
-import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.WaitMode;
-import dev.ofl.api.spi.AbstractClient;
 import dev.ofl.api.spi.BootstrapIo;
 import dev.ofl.api.spi.ClientBootstrap;
-import dev.ofl.api.spi.RequestEncoder;
+import dev.ofl.api.spi.ClientTransport;
+import dev.ofl.api.spi.LivenessWatcher;
+import dev.ofl.api.spi.ResponseSink;
 import dev.ofl.api.wire.Bootstrap;
-import dev.ofl.api.wire.MessageChecks;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.ProtocolException;
 import dev.ofl.api.wire.RefusalCode;
@@ -32,23 +31,29 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.util.Arrays;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The RDMA client. One thread at a time (plus a liveness thread that only breaks the QP).
+ * The RDMA client transport: requests are SENDs from the session's send slots into the server's
+ * pre-posted receives; the server WRITEs response bytes straight into the caller's ranges and the
+ * completion header, with its sequence as immediate, into this side's completion ring.
  *
- * <p>Memory: the send slots and the completion ring live in a shared arena owned by the client for
- * its whole life, so their addresses survive reconnects; each connection registers them (and the
- * caller's regions) anew, and deregisters them only after its QP is in ERR and drained.
+ * <p>Memory: the completion ring and the header copy live in an arena owned by the transport for
+ * the client's whole life; each connection registers them, the send slots and the caller's regions
+ * anew, and deregisters them only after its QP is in ERR and drained. If a QP cannot be destroyed,
+ * {@link #close()} keeps all of it allocated and says so.
  */
-final class RdmaClient extends AbstractClient<AbstractClient.Slot> implements RequestEncoder.RangeAddressing {
-    private static final Logger LOG = LoggerFactory.getLogger(RdmaClient.class);
+final class RdmaClientTransport implements ClientTransport {
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaClientTransport.class);
     private static final int RING_SLOT_BYTES = MessageHeader.LENGTH;
     private static final int REMOTE_WRITABLE = ibv_access_flags.IBV_ACCESS_LOCAL_WRITE
             | ibv_access_flags.IBV_ACCESS_REMOTE_WRITE;
     private static final int MAX_INLINE = 256;
 
+    private final ClientConfig config;
+    private final Limits limits;
     private final RdmaSettings settings;
     private final Arena arena;
     private final MemorySegment sendSlots;
@@ -66,61 +71,26 @@ final class RdmaClient extends AbstractClient<AbstractClient.Slot> implements Re
     private MemoryRegion[] regionMrs = new MemoryRegion[4];
     private SocketChannel socket;
 
-    RdmaClient(ClientConfig config) {
+    RdmaClientTransport(ClientConfig config, MemorySegment sendSlots, long slotBytes) {
+        this.config = config;
+        this.limits = config.limits();
         // Settings first: a bad property must fail before any memory is allocated.
-        this(config, RdmaSettings.from(config.properties()), Arena.ofShared());
-    }
-
-    private RdmaClient(ClientConfig config, RdmaSettings settings, Arena arena) {
-        this(config, settings, arena, slotMemory(config.limits(), arena));
-    }
-
-    private RdmaClient(ClientConfig config, RdmaSettings settings, Arena arena, MemorySegment sendSlots) {
-        super(config, slots(config.limits(), sendSlots));
-        this.arena = arena;
-        this.settings = settings;
+        this.settings = RdmaSettings.from(config.properties());
         this.sendSlots = sendSlots;
+        this.arena = Arena.ofShared();
         try {
             this.ring = arena.allocate((long) RING_SLOT_BYTES * limits.maxInFlight(), 4096);
             this.headerCopy = arena.allocate(MessageHeader.LENGTH, 64);
             this.libc = new Libc();
-            connect();
-        } catch (RuntimeException | Error e) {
-            releaseResources();
-            throw e;
-        }
-    }
-
-    private static MemorySegment slotMemory(Limits limits, Arena arena) {
-        try {
-            return arena.allocate(slotBytes(limits) * (limits.maxInFlight() + 1L), 4096);
         } catch (RuntimeException | Error e) {
             arena.close();
             throw e;
         }
     }
 
-    private static long slotBytes(Limits limits) {
-        return (MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges()) + 63) & ~63L;
-    }
-
-    /**
-     * One slot more than may be in flight: the slot requestPayload() hands out is never one whose
-     * SEND the NIC may still be reading (or retransmitting).
-     */
-    private static Slot[] slots(Limits limits, MemorySegment memory) {
-        long bytes = slotBytes(limits);
-        Slot[] slots = new Slot[limits.maxInFlight() + 1];
-        for (int i = 0; i < slots.length; i++) {
-            slots[i] = new Slot(memory.asSlice(i * bytes, bytes), limits.maxRequestBytes());
-        }
-        return slots;
-    }
-
     @Override
-    protected void connect() {
+    public void connect(List<Region> regions, long deadlineNs) {
         InetSocketAddress server = config.server();
-        long deadlineNs = System.nanoTime() + config.connectTimeout().toNanos();
         SocketChannel channel = null;
         Link created = null;
         try {
@@ -134,11 +104,11 @@ final class RdmaClient extends AbstractClient<AbstractClient.Slot> implements Re
                 device = RdmaDevice.open(local, settings);
             }
             int n = limits.maxInFlight();
-            created = Link.create(device, 2 * n + 8, n, MAX_INLINE, waitMode == WaitMode.BLOCKING,
+            created = Link.create(device, 2 * n + 8, n, MAX_INLINE, config.waitMode() == WaitMode.BLOCKING,
                     ibv_access_flags.IBV_ACCESS_REMOTE_WRITE);
             MemoryRegion slotsMr = created.register(sendSlots, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
             MemoryRegion ringMr = created.register(ring, REMOTE_WRITABLE);
-            MemoryRegion[] mrs = new MemoryRegion[Math.max(4, regionMrs.length)];
+            MemoryRegion[] mrs = new MemoryRegion[Math.max(regionMrs.length, regions.size())];
             for (Region region : regions) {
                 mrs[region.id()] = created.register(region.segment(), REMOTE_WRITABLE);
             }
@@ -159,13 +129,8 @@ final class RdmaClient extends AbstractClient<AbstractClient.Slot> implements Re
                 throw new OflException("server " + server + " sent unusable queue-pair parameters: "
                         + e.getMessage(), e);
             }
-            link = created;
-            sendSlotsMr = slotsMr;
-            regionMrs = mrs;
-            socket = channel;
-            connected();
             Link watched = created;
-            Liveness.watch(channel, "ofl-rdma-liveness-" + created.qp.qpNumber(), reason -> {
+            LivenessWatcher.shared().watch(channel, reason -> {
                 try {
                     watched.lose(reason);
                 } catch (VerbsException e) {
@@ -173,6 +138,10 @@ final class RdmaClient extends AbstractClient<AbstractClient.Slot> implements Re
                             e.getMessage());
                 }
             });
+            link = created;
+            sendSlotsMr = slotsMr;
+            regionMrs = mrs;
+            socket = channel;
             LOG.debug("rdma connection to {} as qp {} on {}", server, created.qp.qpNumber(), device.context);
         } catch (IOException e) {
             cleanup(channel, created);
@@ -193,21 +162,25 @@ final class RdmaClient extends AbstractClient<AbstractClient.Slot> implements Re
     }
 
     @Override
-    public long address(Region region, long offset) {
+    public long rangeAddress(Region region, long offset) {
         return region.segment().address() + offset;
     }
 
     @Override
-    public int key(Region region) {
-        return regionMrs[region.id()].rkey();
+    public int rangeKey(Region region) {
+        MemoryRegion mr = region.id() < regionMrs.length ? regionMrs[region.id()] : null;
+        if (mr == null) {
+            throw new IllegalArgumentException(region + " is not registered with this connection");
+        }
+        return mr.rkey();
     }
 
     @Override
-    protected void onRegister(Region region) {
+    public void register(Region region) {
         if (region.id() >= regionMrs.length) {
-            regionMrs = Arrays.copyOf(regionMrs, regionMrs.length * 2);
+            regionMrs = Arrays.copyOf(regionMrs, Math.max(region.id() + 1, regionMrs.length * 2));
         }
-        if (link != null && !isBroken()) {
+        if (link != null && link.lossReason() == null && !link.isBroken()) {
             try {
                 regionMrs[region.id()] = link.register(region.segment(), REMOTE_WRITABLE);
             } catch (VerbsException e) {
@@ -217,47 +190,37 @@ final class RdmaClient extends AbstractClient<AbstractClient.Slot> implements Re
     }
 
     @Override
-    protected RequestEncoder.RangeAddressing addressing() {
-        return this;
+    public boolean countsPlacedBytes() {
+        return false;
     }
 
     @Override
-    protected void checkRanges(ResponseRanges ranges) {
-        for (int i = 0; i < ranges.count(); i++) {
-            if (regionMrs[ranges.region(i).id()] == null) {
-                throw new IllegalArgumentException(ranges.region(i) + " is not registered with this connection");
-            }
-        }
-    }
-
-    @Override
-    protected void send(Slot slot, long length, ResponseRanges ranges) {
-        MemorySegment message = slot.message();
+    public void send(MemorySegment message, long length, ResponseSink sink) {
         int rc = link.postSend(message.address(), ibv_wr_opcode.IBV_WR_SEND, true, message.address(), (int) length,
                 sendSlotsMr.lkey(), 0, 0, 0);
         if (rc != 0) {
-            throw broken("ibv_post_send of a request failed: " + Errno.describe(rc), null);
+            throw new OflConnectionException("ibv_post_send of a request failed: " + Errno.describe(rc));
         }
     }
 
     @Override
-    protected int poll() {
+    public int poll(ResponseSink sink) throws ProtocolException {
         int n = link.poll();
         if (n < 0) {
-            throw broken("ibv_poll_cq failed: " + Errno.describe(-n), null);
+            throw new OflConnectionException("ibv_poll_cq failed: " + Errno.describe(-n));
         }
         for (int i = 0; i < n; i++) {
             MemorySegment wc = link.completion(i);
             int status = ibv_wc.status(wc);
             int opcode = ibv_wc.opcode(wc);
             if (status != ibv_wc_status.IBV_WC_SUCCESS) {
-                throw broken(failure(status, opcode), null);
+                throw new OflConnectionException(failure(status, opcode));
             }
             if (opcode == ibv_wc_opcode.IBV_WC_RECV_RDMA_WITH_IMM) {
-                onResponse(ibv_wc.imm_data(wc));
+                onResponse(ibv_wc.imm_data(wc), sink);
             } else if (opcode != ibv_wc_opcode.IBV_WC_SEND) {
-                throw broken("the server broke the protocol: unexpected completion "
-                        + ibv_wc_opcode.name(opcode) + " (it must not SEND to a client)", null);
+                throw new ProtocolException("completion opcode", opcode, "unexpected "
+                        + ibv_wc_opcode.name(opcode) + " (a server must not SEND to a client)");
             }
         }
         return n;
@@ -276,64 +239,62 @@ final class RdmaClient extends AbstractClient<AbstractClient.Slot> implements Re
         return what;
     }
 
-    private void onResponse(int immediate) {
-        Slot slot = receivingSlot();
-        long sequence = receivingSequence();
-        if (slot == null) {
-            throw broken("the server broke the protocol: a completion arrived while no request was outstanding",
-                    null);
+    private void onResponse(int immediate, ResponseSink sink) throws ProtocolException {
+        long sequence = sink.receivingSequence();
+        if (sequence < 0) {
+            throw new ProtocolException("immediate", Integer.toUnsignedLong(immediate),
+                    "a completion arrived while no request was outstanding");
         }
         if (immediate != (int) sequence) {
-            throw broken("the server broke the protocol: immediate " + Integer.toUnsignedString(immediate)
-                    + " does not name the oldest outstanding request, " + sequence, null);
+            throw new ProtocolException("immediate", Integer.toUnsignedLong(immediate),
+                    "does not name the oldest outstanding request, " + sequence);
         }
         // Check and read a private copy: the server can still write the ring slot.
         MemorySegment.copy(ring, (sequence % limits.maxInFlight()) * RING_SLOT_BYTES, headerCopy, 0,
                 RING_SLOT_BYTES);
-        header.wrap(headerCopy, 0);
-        try {
-            MessageChecks.checkRdmaResponse(header, sequence, slot.capacity());
-        } catch (ProtocolException e) {
-            throw broken("the server broke the protocol: " + e.getMessage(), null);
-        }
-        completeReceiving(header.status(), header.handlerStatus(), header.responseLength());
+        sink.complete(header.wrap(headerCopy, 0));
         int rc = link.postReceive(0, 0, 0, 0);
         if (rc != 0) {
-            throw broken("ibv_post_recv failed: " + Errno.describe(rc), null);
+            throw new OflConnectionException("ibv_post_recv failed: " + Errno.describe(rc));
         }
     }
 
     @Override
-    protected void waitForProgress(long deadlineNs) {
+    public int awaitProgress(ResponseSink sink, long deadlineNs, long nowNs) throws ProtocolException {
         int rc = link.cq.requestNotify(false);
         if (rc != 0) {
-            throw broken("ibv_req_notify_cq failed: " + Errno.describe(rc), null);
+            throw new OflConnectionException("ibv_req_notify_cq failed: " + Errno.describe(rc));
         }
         // A completion that arrived before the queue was armed raises no event: look once more.
-        if (poll() > 0) {
-            return;
+        int work = poll(sink);
+        if (work > 0) {
+            return work;
         }
-        long remainingNs = deadlineNs - clock.nanoTime();
-        int timeoutMs = (int) Math.min(Integer.MAX_VALUE, Math.max(1, (remainingNs + 999_999) / 1_000_000));
+        int timeoutMs = (int) Math.min(Integer.MAX_VALUE, Math.max(1, (deadlineNs - nowNs + 999_999) / 1_000_000));
         if (libc.awaitReadable(link.channel.fileDescriptor(), timeoutMs) > 0) {
             link.channel.awaitEvent();
             link.cq.acknowledgeEvents(1);
         }
+        return 0;
     }
 
-    /** Moves the QP to ERR so that no late write can land; the socket stays until reconnect or close. */
+    /**
+     * Moves the QP to ERR so that no late write can land, then closes the bootstrap socket so that
+     * the server learns at once that this connection is over (and frees what it holds for it).
+     */
     @Override
-    protected void breakTransport() {
+    public void breakConnection() {
         if (link == null) {
             return;
         }
         try {
             link.breakLink();
+            BootstrapIo.closeQuietly(socket);
         } catch (VerbsException e) {
             // Without ERR the only way to be sure nothing lands is to destroy the queue pair.
             LOG.warn("moving qp {} to ERR failed ({}); destroying it", link.qp.qpNumber(), e.getMessage());
             try {
-                tearDown();
+                disconnect();
             } catch (RuntimeException f) {
                 leaked = true;
                 LOG.error("could not destroy qp after a failed move to ERR", f);
@@ -342,7 +303,7 @@ final class RdmaClient extends AbstractClient<AbstractClient.Slot> implements Re
     }
 
     @Override
-    protected String lossReason() {
+    public String lossReason() {
         Link l = link;
         return l == null ? "not connected" : l.lossReason();
     }
@@ -352,9 +313,9 @@ final class RdmaClient extends AbstractClient<AbstractClient.Slot> implements Re
         return link.qp.queryState();
     }
 
-    /** Closes the socket (stopping the liveness thread quietly), then the link in its order. */
+    /** Closes the socket (ending its liveness watch quietly), then the link in its order. */
     @Override
-    protected void tearDown() {
+    public void disconnect() {
         SocketChannel s = socket;
         socket = null;
         BootstrapIo.closeQuietly(s);
@@ -372,30 +333,29 @@ final class RdmaClient extends AbstractClient<AbstractClient.Slot> implements Re
      * leaked on purpose rather than freed under a device that may still write into it.
      */
     @Override
-    protected void releaseResources() {
+    public boolean close() {
         try {
-            tearDown();
+            disconnect();
         } catch (RuntimeException e) {
             leaked = true;
-            throw e;
+            LOG.error("releasing the rdma connection failed", e);
         } finally {
-            if (libc != null) {
-                libc.close();
-            }
-            if (leaked) {
-                LOG.error("a queue pair of this client could not be destroyed; its registered memory is left "
-                        + "allocated so that the device cannot write into freed memory");
-            } else {
-                try {
-                    if (device != null) {
-                        device.close();
-                        device = null;
-                    }
-                } finally {
-                    arena.close();
-                }
-            }
+            libc.close();
         }
+        if (leaked) {
+            LOG.error("a queue pair of this client could not be destroyed; its registered memory is left "
+                    + "allocated so that the device cannot write into freed memory");
+            return false;
+        }
+        try {
+            if (device != null) {
+                device.close();
+                device = null;
+            }
+        } finally {
+            arena.close();
+        }
+        return true;
     }
 
     @Override

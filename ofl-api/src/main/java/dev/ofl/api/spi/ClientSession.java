@@ -1,0 +1,420 @@
+package dev.ofl.api.spi;
+
+import dev.ofl.api.ClientConfig;
+import dev.ofl.api.Completion;
+import dev.ofl.api.IdleStrategy;
+import dev.ofl.api.Limits;
+import dev.ofl.api.NanoClock;
+import dev.ofl.api.OflClient;
+import dev.ofl.api.OflConnectionException;
+import dev.ofl.api.OflStatus;
+import dev.ofl.api.Region;
+import dev.ofl.api.ResponseRanges;
+import dev.ofl.api.WaitMode;
+import dev.ofl.api.wire.MessageChecks;
+import dev.ofl.api.wire.MessageHeader;
+import dev.ofl.api.wire.ProtocolException;
+import dev.ofl.api.wire.WireStatus;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The client side of the protocol, the same for every backend: tickets and send slots, the submit
+ * checks, the deadline-bound await, response checks, the broken state and reconnect. It moves
+ * bytes only through its {@link ClientTransport}.
+ *
+ * <p>Tickets number requests for the client's whole life; the wire sequence restarts at zero on
+ * each connection (ticket = connection base + sequence). Slot {@code ticket % slots} holds a
+ * request's send buffer, where its response goes and its outcome. There is one slot more than may
+ * be in flight, so the slot {@link #requestPayload()} hands out never belongs to a request whose
+ * bytes a transport may still read (an RDMA NIC may retransmit a SEND after submit returned).
+ *
+ * <p>Memory: the send slots live in a shared arena owned by the session, so their addresses
+ * survive reconnects; it is freed by {@link #close()} after the transport released everything,
+ * and never if the transport reports that its device might still write into it.
+ *
+ * <p>Not thread-safe, like {@link OflClient}: one thread at a time.
+ */
+public final class ClientSession implements OflClient {
+    private static final Logger LOG = LoggerFactory.getLogger(ClientSession.class);
+
+    private final ClientConfig config;
+    private final Limits limits;
+    private final NanoClock clock;
+    private final IdleStrategy idle;
+    private final WaitMode waitMode;
+    private final Arena arena;
+    private final ClientTransport transport;
+    private final List<Region> regions = new ArrayList<>();
+    private final RequestEncoder encoder = new RequestEncoder();
+    private final Sink sink = new Sink();
+
+    private final MemorySegment[] messages;
+    private final MemorySegment[] payloads;
+    private final RangeCursor[] cursors;
+    private final long[] tickets;
+    private final boolean[] done;
+    private final boolean[] awaited;
+    private final int[] statuses;
+    private final int[] handlerStatuses;
+    private final long[] lengths;
+    private final long[] capacities;
+
+    private String brokenReason;
+    private boolean closed;
+    private long nextTicket;
+    private long oldestTicket;
+    private long receivingTicket;
+    private long ticketBase;
+
+    /**
+     * Creates the client and connects it.
+     *
+     * @param config the client's settings
+     * @param factory the backend's transport
+     * @throws dev.ofl.api.OflException if it cannot connect; nothing stays allocated
+     */
+    public ClientSession(ClientConfig config, ClientTransport.Factory factory) {
+        this.config = config;
+        this.limits = config.limits();
+        this.clock = config.clock();
+        this.idle = config.idleStrategy();
+        this.waitMode = config.waitMode();
+        int slots = limits.maxInFlight() + 1;
+        long slotBytes = (MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges()) + 63) & ~63L;
+        this.messages = new MemorySegment[slots];
+        this.payloads = new MemorySegment[slots];
+        this.cursors = new RangeCursor[slots];
+        this.tickets = new long[slots];
+        this.done = new boolean[slots];
+        this.awaited = new boolean[slots];
+        this.statuses = new int[slots];
+        this.handlerStatuses = new int[slots];
+        this.lengths = new long[slots];
+        this.capacities = new long[slots];
+        this.arena = Arena.ofShared();
+        ClientTransport created = null;
+        try {
+            MemorySegment memory = arena.allocate(slotBytes * slots, 4096);
+            for (int i = 0; i < slots; i++) {
+                messages[i] = memory.asSlice(i * slotBytes, slotBytes);
+                payloads[i] = messages[i].asSlice(MessageHeader.LENGTH, limits.maxRequestBytes());
+                cursors[i] = new RangeCursor();
+                tickets[i] = -1;
+                awaited[i] = true;
+            }
+            created = factory.create(config, memory, slotBytes);
+            created.connect(regions, System.nanoTime() + config.connectTimeout().toNanos());
+        } catch (RuntimeException | Error e) {
+            if (created == null || created.close()) {
+                arena.close();
+            }
+            throw e;
+        }
+        this.transport = created;
+        connected();
+    }
+
+    private void connected() {
+        brokenReason = null;
+        ticketBase = nextTicket;
+        oldestTicket = nextTicket;
+        receivingTicket = nextTicket;
+    }
+
+    private int slotOf(long ticket) {
+        return (int) (ticket % tickets.length);
+    }
+
+    // ---- OflClient
+
+    @Override
+    public Region registerRegion(MemorySegment segment) {
+        ensureOpen();
+        Objects.requireNonNull(segment, "segment");
+        if (!segment.isNative()) {
+            throw new IllegalArgumentException("regions must be native (off-heap) memory; allocate it from an Arena");
+        }
+        Region region = new Region(this, regions.size(), segment);
+        if (brokenReason == null) {
+            transport.register(region);
+        }
+        regions.add(region);
+        return region;
+    }
+
+    @Override
+    public MemorySegment requestPayload() {
+        return payloads[slotOf(nextTicket)];
+    }
+
+    @Override
+    public long submit(int op, long generation, int payloadLength, ResponseRanges ranges) {
+        ensureUsable();
+        if (nextTicket - oldestTicket == limits.maxInFlight()) {
+            return OflStatus.IN_FLIGHT_FULL;
+        }
+        RequestEncoder.check(this, regions, limits, payloadLength, ranges);
+        int slot = slotOf(nextTicket);
+        for (int i = 0; i < ranges.count(); i++) {
+            // Asked before anything is written: a transport refuses a range it cannot name.
+            transport.rangeKey(ranges.region(i));
+        }
+        long length = encoder.encode(messages[slot], nextTicket - ticketBase, op, generation, payloadLength, ranges,
+                transport);
+        RangeCursor cursor = cursors[slot];
+        cursor.clear();
+        for (int i = 0; i < ranges.count(); i++) {
+            cursor.add(ranges.offset(i), ranges.length(i), ranges.region(i).id());
+        }
+        capacities[slot] = ranges.totalLength();
+        tickets[slot] = nextTicket;
+        done[slot] = false;
+        awaited[slot] = false;
+        try {
+            transport.send(messages[slot], length, sink);
+        } catch (ProtocolException e) {
+            awaited[slot] = true;
+            throw broken("the server broke the protocol: " + e.getMessage(), null);
+        } catch (OflConnectionException e) {
+            awaited[slot] = true;
+            throw broken(e.getMessage(), e.getCause());
+        } catch (RuntimeException e) {
+            awaited[slot] = true;
+            // Part of the request may be on the wire: the connection cannot be trusted any more.
+            breakConnection("sending request " + nextTicket + " failed: " + e);
+            throw e;
+        }
+        return nextTicket++;
+    }
+
+    @Override
+    public int await(long ticket, long deadlineNs, Completion completion) {
+        ensureOpen();
+        if (ticket < 0 || tickets[slotOf(ticket)] != ticket || awaited[slotOf(ticket)]) {
+            throw new IllegalArgumentException("ticket " + ticket + " is not outstanding (awaited already, dropped"
+                    + " by a reconnect, or never issued)");
+        }
+        int slot = slotOf(ticket);
+        idle.reset();
+        while (!done[slot]) {
+            noticeLoss();
+            if (brokenReason != null) {
+                release(slot);
+                throw new OflConnectionException("ticket " + ticket + " was lost: " + brokenReason
+                        + "; call reconnect()");
+            }
+            long nowNs = clock.nanoTime();
+            try {
+                int work = transport.poll(sink);
+                if (done[slot]) {
+                    break;
+                }
+                if (nowNs - deadlineNs >= 0) {
+                    // The transport is broken before we return: from now on nothing lands in any range.
+                    breakConnection("ticket " + ticket + " timed out");
+                    release(slot);
+                    completion.set(ticket, OflStatus.TIMED_OUT, 0, 0);
+                    return OflStatus.TIMED_OUT;
+                }
+                if (Thread.currentThread().isInterrupted()) {
+                    breakConnection("the thread awaiting ticket " + ticket + " was interrupted");
+                    release(slot);
+                    throw new OflConnectionException("interrupted while awaiting ticket " + ticket + "; the "
+                            + "connection is broken so that nothing lands late (the interrupt stays set); call "
+                            + "reconnect()");
+                }
+                if (work == 0 && waitMode == WaitMode.BLOCKING) {
+                    transport.awaitProgress(sink, deadlineNs, nowNs);
+                } else {
+                    idle.idle(work);
+                }
+            } catch (ProtocolException e) {
+                release(slot);
+                throw broken("the server broke the protocol: " + e.getMessage(), null);
+            } catch (OflConnectionException e) {
+                if (awaited[slot]) {
+                    throw e;
+                }
+                release(slot);
+                throw broken(e.getMessage(), e.getCause());
+            } catch (RuntimeException e) {
+                // For example a region's memory freed by the caller: the stream is out of step now.
+                breakConnection("awaiting ticket " + ticket + " failed: " + e);
+                release(slot);
+                throw e;
+            }
+        }
+        int status = WireStatus.toOflStatus(statuses[slot]);
+        completion.set(ticket, status, handlerStatuses[slot], status == OflStatus.OK ? lengths[slot] : 0);
+        release(slot);
+        return status;
+    }
+
+    private void release(int slot) {
+        awaited[slot] = true;
+        while (oldestTicket < nextTicket && awaited[slotOf(oldestTicket)]) {
+            oldestTicket++;
+        }
+    }
+
+    private void noticeLoss() {
+        if (brokenReason == null) {
+            String lost = transport.lossReason();
+            if (lost != null) {
+                breakConnection(lost);
+            }
+        }
+    }
+
+    private OflConnectionException broken(String reason, Throwable cause) {
+        breakConnection(reason);
+        return new OflConnectionException(reason + "; the client is broken until reconnect()", cause);
+    }
+
+    private void breakConnection(String reason) {
+        if (brokenReason == null) {
+            brokenReason = reason;
+        }
+        transport.breakConnection();
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("the client is closed");
+        }
+    }
+
+    private void ensureUsable() {
+        ensureOpen();
+        noticeLoss();
+        if (brokenReason != null) {
+            throw new OflConnectionException("the connection is broken (" + brokenReason + "); call reconnect()");
+        }
+    }
+
+    @Override
+    public void reconnect() {
+        ensureOpen();
+        breakConnection("reconnect() was called");
+        transport.disconnect();
+        for (int i = 0; i < awaited.length; i++) {
+            awaited[i] = true;
+        }
+        oldestTicket = nextTicket;
+        receivingTicket = nextTicket;
+        try {
+            transport.connect(regions, System.nanoTime() + config.connectTimeout().toNanos());
+        } catch (RuntimeException e) {
+            brokenReason = "reconnect() failed: " + e.getMessage();
+            throw e;
+        }
+        connected();
+    }
+
+    @Override
+    public boolean isBroken() {
+        return brokenReason != null || transport.lossReason() != null;
+    }
+
+    @Override
+    public Limits limits() {
+        return limits;
+    }
+
+    @Override
+    public NanoClock clock() {
+        return clock;
+    }
+
+    @Override
+    public String backend() {
+        return transport.backend();
+    }
+
+    /**
+     * The transport under this session; for a backend's own tests.
+     *
+     * @return the transport
+     */
+    public ClientTransport transport() {
+        return transport;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        breakConnection("closed");
+        boolean free;
+        try {
+            free = transport.close();
+        } catch (RuntimeException e) {
+            LOG.error("releasing the {} transport failed; its send slots are left allocated so that no device can "
+                    + "write into freed memory", transport.backend(), e);
+            throw e;
+        }
+        if (free) {
+            arena.close();
+        } else {
+            LOG.error("a {} transport could not release its device resources; the client's send slots are left "
+                    + "allocated so that the device cannot write into freed memory", transport.backend());
+        }
+    }
+
+    /** What arrives for the oldest outstanding request, checked before anything is recorded. */
+    private final class Sink implements ResponseSink {
+        @Override
+        public long receivingSequence() {
+            return receivingTicket == nextTicket ? -1 : receivingTicket - ticketBase;
+        }
+
+        @Override
+        public long piece(MessageHeader header) throws ProtocolException {
+            int slot = receivingSlot(header);
+            MessageChecks.checkServerMessage(header, receivingTicket - ticketBase, cursors[slot].consumed(),
+                    capacities[slot]);
+            return header.payloadLength();
+        }
+
+        @Override
+        public RangeCursor cursor() {
+            return cursors[slotOf(receivingTicket)];
+        }
+
+        @Override
+        public void complete(MessageHeader header) throws ProtocolException {
+            int slot = receivingSlot(header);
+            RangeCursor cursor = cursors[slot];
+            long sequence = receivingTicket - ticketBase;
+            long length;
+            if (transport.countsPlacedBytes()) {
+                MessageChecks.checkServerMessage(header, sequence, cursor.consumed(), capacities[slot]);
+                length = cursor.consumed();
+            } else {
+                MessageChecks.checkRdmaResponse(header, sequence, capacities[slot]);
+                length = header.responseLength();
+            }
+            statuses[slot] = header.status();
+            handlerStatuses[slot] = header.handlerStatus();
+            lengths[slot] = length;
+            done[slot] = true;
+            receivingTicket++;
+        }
+
+        private int receivingSlot(MessageHeader header) throws ProtocolException {
+            if (receivingTicket == nextTicket) {
+                throw new ProtocolException("sequence", header.sequence(),
+                        "the server sent a message while no request was outstanding");
+            }
+            return slotOf(receivingTicket);
+        }
+    }
+}

@@ -1,0 +1,142 @@
+package dev.ofl.api.spi;
+
+import dev.ofl.api.ClientConfig;
+import dev.ofl.api.OflConnectionException;
+import dev.ofl.api.Region;
+import dev.ofl.api.wire.ProtocolException;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+/**
+ * What a backend does for a client: moves request bytes to the server and response bytes into the
+ * caller's ranges, and nothing else. {@link ClientSession} owns the protocol above it (tickets,
+ * slots, checks, deadlines, the broken state, reconnect) and uses one transport for the client's
+ * whole life, across reconnects.
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ * <li><b>Threading.</b> Every method is called by the one thread using the client at a time,
+ *     except that a transport may be told of a lost peer by a thread of its own (for example the
+ *     process's {@link LivenessWatcher}), which then only sets {@link #lossReason()} and breaks.</li>
+ * <li><b>Blocking.</b> {@link #connect} blocks up to its deadline; {@link #awaitProgress} up to its
+ *     deadline (less is fine: the session loops); {@link #send} until the request is handed to the
+ *     transport, bounded by the connect timeout when the peer stops reading; the rest never
+ *     block.</li>
+ * <li><b>Failure.</b> A connection that fails is reported by throwing
+ *     {@link OflConnectionException} with a sentence naming the cause (not a fix: the session adds
+ *     it); a peer that breaks the protocol, by letting the {@link ProtocolException} of a
+ *     {@link ResponseSink} method, or one of its own, propagate. The session then breaks the
+ *     transport and reports the client broken.</li>
+ * <li><b>Break.</b> After {@link #breakConnection()} returns, nothing more lands in the caller's
+ *     memory (ranges or send slots): TCP closes the socket; RDMA moves the queue pair to ERR. It is
+ *     idempotent and never throws.</li>
+ * </ul>
+ */
+public interface ClientTransport extends RequestEncoder.RangeAddressing {
+    /** Makes a client's transport; a backend's part of {@link OflBackend#connect}. */
+    @FunctionalInterface
+    interface Factory {
+        /**
+         * Creates the transport. It does not connect yet.
+         *
+         * @param config the client's settings
+         * @param slots the send slots: {@code count} slots of {@code slotBytes} bytes each, owned
+         *     by the session and alive until {@link #close()} returned {@code true}
+         * @param slotBytes the bytes of one slot, a multiple of 64
+         * @return the transport
+         */
+        ClientTransport create(ClientConfig config, MemorySegment slots, long slotBytes);
+    }
+
+    /**
+     * Connects to the server configured (bootstrap included), registering the regions given so
+     * far; after a break, {@link #disconnect()} was called first.
+     *
+     * @param regions the client's regions, indexed by {@link Region#id()}
+     * @param deadlineNs when to give up, on {@link System#nanoTime()}
+     * @throws dev.ofl.api.OflException if it cannot; nothing of the attempt stays open
+     */
+    void connect(List<Region> regions, long deadlineNs);
+
+    /**
+     * Makes a newly registered region usable now and on later connections.
+     *
+     * @param region the region
+     * @throws IllegalArgumentException if this transport cannot use it
+     * @throws dev.ofl.api.OflException if registering it with the device fails
+     */
+    void register(Region region);
+
+    /**
+     * Sends an encoded request. A transport that stalls may take what arrives meanwhile through
+     * {@code sink}, so that pipelined traffic cannot deadlock.
+     *
+     * @param message the request's send slot, the message at offset zero
+     * @param length the message's length
+     * @param sink where arriving responses go
+     * @throws OflConnectionException if sending failed
+     * @throws ProtocolException if what arrived meanwhile broke the protocol
+     */
+    void send(MemorySegment message, long length, ResponseSink sink) throws ProtocolException;
+
+    /**
+     * Takes what arrived, without blocking, and hands it to {@code sink}.
+     *
+     * @param sink where arriving responses go
+     * @return a work count, zero when nothing arrived
+     * @throws OflConnectionException if the connection failed
+     * @throws ProtocolException if the server broke the protocol
+     */
+    int poll(ResponseSink sink) throws ProtocolException;
+
+    /**
+     * Sleeps until something may have arrived or the deadline passed; used in
+     * {@link dev.ofl.api.WaitMode#BLOCKING} after a poll found nothing. Waking early is allowed. A
+     * transport that must arm its event source first polls once more after arming (what arrived
+     * in between raises no event) and then returns without sleeping if that found work.
+     *
+     * @param sink where arriving responses go
+     * @param deadlineNs the await's deadline, on the client's clock
+     * @param nowNs the client's clock now
+     * @return a work count, as {@link #poll}
+     * @throws OflConnectionException if waiting failed
+     * @throws ProtocolException if the server broke the protocol
+     */
+    int awaitProgress(ResponseSink sink, long deadlineNs, long nowNs) throws ProtocolException;
+
+    /**
+     * Whether the transport sees every response byte it places, so that an OK response's length
+     * must equal the bytes placed (TCP); otherwise only bounded by the ranges (RDMA).
+     *
+     * @return {@code true} when placed bytes are counted through {@link ResponseSink#cursor()}
+     */
+    boolean countsPlacedBytes();
+
+    /**
+     * Why the transport noticed by itself that the peer is gone.
+     *
+     * @return a reason, or {@code null}
+     */
+    String lossReason();
+
+    /** Makes sure nothing more lands in the caller's memory. Idempotent; never throws. */
+    void breakConnection();
+
+    /** Releases the current connection, after a break; idempotent. */
+    void disconnect();
+
+    /**
+     * Releases everything, after a break.
+     *
+     * @return {@code false} if the device might still write into the slots or regions (a queue
+     *     pair could not be destroyed): the session must then never free that memory
+     */
+    boolean close();
+
+    /**
+     * The backend's name.
+     *
+     * @return for example {@code "tcp"}
+     */
+    String backend();
+}

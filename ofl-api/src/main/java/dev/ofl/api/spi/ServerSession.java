@@ -1,0 +1,264 @@
+package dev.ofl.api.spi;
+
+import dev.ofl.api.Limits;
+import dev.ofl.api.OflConnectionException;
+import dev.ofl.api.OflHandler;
+import dev.ofl.api.OflRequest;
+import dev.ofl.api.OflResponse;
+import dev.ofl.api.wire.Bootstrap;
+import dev.ofl.api.wire.MessageChecks;
+import dev.ofl.api.wire.MessageHeader;
+import dev.ofl.api.wire.ProtocolException;
+import dev.ofl.api.wire.RangeDescriptor;
+import dev.ofl.api.wire.RefusalCode;
+import dev.ofl.api.wire.WireStatus;
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SocketChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The server side of one connection, the same for every backend, run on the connection's thread:
+ * the HELLO decision, then request after request in order: check it, run the handler, send the
+ * response's pieces as they are committed and its completion, until the client leaves or the
+ * server closes. It moves bytes only through its {@link ServerTransport}.
+ *
+ * <p>Not thread-safe except {@link #closeIfIdle()} and {@link #forceClose()}, which the server
+ * calls while draining.
+ */
+final class ServerSession implements BootstrapServer.Connection {
+    private static final Logger LOG = LoggerFactory.getLogger(ServerSession.class);
+
+    private final BootstrapServer server;
+    private final OflHandler handler;
+    private final SocketChannel channel;
+    private final ServerTransport transport;
+    private final long id;
+    private final String peer;
+    private final DrainGate drain = new DrainGate();
+    private final MessageHeader header = new MessageHeader();
+    private final RangeCursor ranges = new RangeCursor();
+    private Limits limits;
+    private RequestView request;
+    private Response response;
+    /** True from the handler's start until the completion was sent: a failure then loses a response. */
+    private boolean delivering;
+
+    ServerSession(BootstrapServer server, OflHandler handler, SocketChannel channel, ServerTransport transport,
+            long id) {
+        this.server = server;
+        this.handler = handler;
+        this.channel = channel;
+        this.transport = transport;
+        this.id = id;
+        this.peer = BootstrapServer.remote(channel);
+    }
+
+    @Override
+    public void run() {
+        boolean admitted = false;
+        try {
+            Bootstrap.Endpoint hello = server.acceptHello(channel, transport.kind(), id);
+            if (hello == null) {
+                return;
+            }
+            admitted = true;
+            limits = hello.limits();
+            Bootstrap.Endpoint welcome;
+            try {
+                welcome = transport.accept(hello);
+            } catch (RuntimeException | OutOfMemoryError e) {
+                LOG.warn("connection {} from {}: setting up the transport failed: {}", id, peer, e.toString());
+                server.refuse(channel, id, RefusalCode.TRANSPORT_SETUP_FAILED, String.valueOf(e.getMessage()));
+                return;
+            }
+            request = new RequestView(transport.receiveSlots());
+            response = new Response(transport.staging(), transport.pieceBytes());
+            server.welcome(channel, welcome);
+            transport.start();
+            LOG.debug("connection {} from {} accepted with {}", id, peer, limits);
+            serve();
+        } catch (ProtocolException e) {
+            server.counters().protocolViolation();
+            LOG.warn("closing connection {} from {}: {}", id, peer, e.getMessage());
+        } catch (IOException | OflConnectionException e) {
+            ended(e);
+        } catch (RuntimeException | Error e) {
+            LOG.error("connection {} from {} ended by an unexpected failure", id, peer, e);
+        } finally {
+            transport.breakConnection();
+            BootstrapIo.closeQuietly(channel);
+            if (!transport.close()) {
+                LOG.error("connection {}: its transport could not release its device resources; its memory is left "
+                        + "allocated so that the device cannot write into freed memory", id);
+            }
+            if (admitted) {
+                server.release();
+            }
+        }
+    }
+
+    private void ended(Exception e) {
+        if (delivering && !server.closing()) {
+            server.counters().undeliveredResponse();
+            LOG.info("connection {} from {} broke while a response was being delivered: {}", id, peer,
+                    e.getMessage());
+        } else if (e instanceof EOFException || e instanceof ClosedChannelException || server.closing()) {
+            LOG.debug("connection {} from {} ended: {}", id, peer, e.toString());
+        } else {
+            LOG.info("connection {} from {} failed: {}", id, peer, e.toString());
+        }
+    }
+
+    private void serve() throws IOException, ProtocolException {
+        long sequence = 0;
+        while (!server.closing()) {
+            int slot = transport.nextRequest();
+            MemorySegment message = transport.message(slot);
+            header.wrap(message, 0);
+            long length = MessageChecks.checkRequest(header, limits, sequence);
+            transport.completeRequest(slot, length);
+            long capacity = MessageChecks.checkRanges(message, 0, header, limits);
+            request.set(slot, message, header, capacity);
+            // Copied now: the slot goes back to the transport before the response is sent.
+            ranges.clear();
+            long at = MessageHeader.rangesOffset((int) header.payloadLength());
+            for (int i = 0; i < header.rangeCount(); i++, at += RangeDescriptor.LENGTH) {
+                ranges.add(RangeDescriptor.address(message, at), RangeDescriptor.length(message, at),
+                        RangeDescriptor.key(message, at));
+            }
+            response.begin(sequence, capacity);
+            if (!drain.enter()) {
+                return;
+            }
+            // Draining lets a request that got in finish: its handler and its response.
+            delivering = true;
+            try {
+                int outcome = response.run(handler, request);
+                // The payload is dead and the ranges were copied: give the slot back before
+                // responding, so that the client's next request never waits for it.
+                transport.releaseRequest(slot);
+                server.counters().request(outcome);
+                response.finish(outcome);
+            } finally {
+                drain.exit();
+            }
+            delivering = false;
+            sequence++;
+        }
+    }
+
+    @Override
+    public void closeIfIdle() {
+        if (drain.closeIfIdle()) {
+            forceClose();
+        }
+    }
+
+    @Override
+    public void forceClose() {
+        BootstrapIo.closeQuietly(channel);
+        transport.breakConnection();
+    }
+
+    /**
+     * The response a handler writes into: committed bytes travel as pieces once the transport's
+     * piece size is pending, the rest with the completion.
+     */
+    private final class Response implements OflResponse {
+        private final MemorySegment staging;
+        private final int pieceBytes;
+        private long sequence;
+        private int handlerStatus;
+        /** Set when sending a piece failed: only then does a connection exception end the connection. */
+        private boolean transportFailed;
+        private long capacity;
+        private long committed;
+        private long flushed;
+
+        Response(MemorySegment staging, int pieceBytes) {
+            this.staging = staging;
+            this.pieceBytes = pieceBytes;
+        }
+
+        void begin(long requestSequence, long responseCapacity) {
+            sequence = requestSequence;
+            capacity = responseCapacity;
+            committed = 0;
+            flushed = 0;
+        }
+
+        /** Runs the handler and maps how it ended to a {@link WireStatus}. */
+        int run(OflHandler h, OflRequest r) throws IOException {
+            handlerStatus = 0;
+            transportFailed = false;
+            try {
+                handlerStatus = h.handle(r, this);
+                if (transportFailed) {
+                    throw new IOException("the handler returned after sending a piece of its response failed");
+                }
+                return handlerStatus == 0 ? WireStatus.OK : WireStatus.REFUSED;
+            } catch (OflConnectionException e) {
+                if (transportFailed) {
+                    throw e;
+                }
+                // The handler's own failure (for example a downstream ofl connection): not ours.
+                server.handlerFailed(r, e);
+                return WireStatus.HANDLER_FAILED;
+            } catch (Exception e) {
+                server.handlerFailed(r, e);
+                return WireStatus.HANDLER_FAILED;
+            }
+        }
+
+        /** With OK sends the rest and the completion; otherwise drops what was not sent (a refusal has no data). */
+        void finish(int wireStatus) throws IOException {
+            if (wireStatus != WireStatus.OK) {
+                committed = flushed;
+            }
+            transport.sendEnd(sequence, flushed, committed, wireStatus,
+                    wireStatus == WireStatus.REFUSED ? handlerStatus : 0,
+                    wireStatus == WireStatus.OK ? committed : 0, ranges);
+            flushed = committed;
+        }
+
+        @Override
+        public MemorySegment buffer() {
+            return staging;
+        }
+
+        @Override
+        public long capacity() {
+            return capacity;
+        }
+
+        @Override
+        public long committed() {
+            return committed;
+        }
+
+        @Override
+        public void commit(long length) {
+            if (length < 0 || length > capacity - committed) {
+                throw new IllegalArgumentException("committing " + length + " bytes after " + committed
+                        + " exceeds the client's capacity of " + capacity + " bytes");
+            }
+            committed += length;
+            if (committed - flushed >= pieceBytes) {
+                try {
+                    transport.sendPiece(sequence, flushed, committed, ranges);
+                } catch (IOException e) {
+                    transportFailed = true;
+                    throw new OflConnectionException("sending a response piece failed: " + e, e);
+                } catch (OflConnectionException e) {
+                    transportFailed = true;
+                    throw e;
+                }
+                flushed = committed;
+            }
+        }
+    }
+}

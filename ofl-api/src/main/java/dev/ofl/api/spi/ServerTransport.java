@@ -1,0 +1,166 @@
+package dev.ofl.api.spi;
+
+import dev.ofl.api.ServerConfig;
+import dev.ofl.api.wire.Bootstrap;
+import dev.ofl.api.wire.ProtocolException;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.SocketChannel;
+
+/**
+ * What a backend does for one accepted server connection: takes request bytes in and moves
+ * response bytes out, and nothing else. {@link ServerSession} owns the protocol above it (the
+ * HELLO decision, request checks, the handler and its outcome, pieces cut at range boundaries,
+ * completion, refusal, drain).
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ * <li><b>Threading.</b> Every method is called by the connection's thread, except
+ *     {@link #breakConnection()}, which the server may call from any thread while closing, and
+ *     which a transport may also call itself from the process's {@link LivenessWatcher}.</li>
+ * <li><b>Blocking.</b> {@link #nextRequest()} blocks until a request arrives, the peer leaves or
+ *     the connection is broken; {@link #completeRequest} until the whole request is in;
+ *     {@link #sendPiece} and {@link #sendEnd} until the transport may reuse the staging bytes
+ *     they name. Nothing else blocks.</li>
+ * <li><b>Failure.</b> A failed connection is reported by throwing {@link IOException} (an
+ *     {@link java.io.EOFException} when the peer left between requests) or
+ *     {@link dev.ofl.api.OflConnectionException}, with a sentence naming the cause; a peer that
+ *     breaks the protocol, by {@link ProtocolException}.</li>
+ * <li><b>Break.</b> After {@link #breakConnection()} returns, nothing more is read from or written
+ *     to the peer, and every blocked call returns by throwing. Idempotent; never throws.</li>
+ * <li><b>Memory.</b> The transport owns its receive slots and staging area, allocated in
+ *     {@link #accept} for the negotiated limits; {@link #close()} frees them unless a device might
+ *     still use them.</li>
+ * </ul>
+ */
+public interface ServerTransport {
+    /** Makes the transport for an accepted socket; a backend's part of {@link OflBackend#serve}. */
+    @FunctionalInterface
+    interface Factory {
+        /**
+         * Creates a transport; it allocates nothing until {@link ServerTransport#accept}.
+         *
+         * @param config the server's settings
+         * @param channel the accepted socket, in blocking mode
+         * @param id a number unique within the server, for logs
+         * @return the transport
+         */
+        ServerTransport create(ServerConfig config, SocketChannel channel, long id);
+    }
+
+    /**
+     * The kind the HELLO must name.
+     *
+     * @return a {@link dev.ofl.api.wire.TransportKind} value
+     */
+    int kind();
+
+    /**
+     * Sets up the connection for an accepted HELLO: receive slots, staging, queue pair.
+     *
+     * @param hello the accepted HELLO, whose limits are the negotiated ones
+     * @return this side's endpoint for the accepting WELCOME
+     * @throws RuntimeException if the resources cannot be had; nothing of them stays allocated
+     */
+    Bootstrap.Endpoint accept(Bootstrap.Endpoint hello);
+
+    /**
+     * Starts the data path, once the WELCOME was sent.
+     *
+     * @throws IOException if the socket cannot be set up for it
+     */
+    void start() throws IOException;
+
+    /**
+     * How many requests may wait in receive slots at once.
+     *
+     * @return at least one
+     */
+    int receiveSlots();
+
+    /**
+     * Committed response bytes are sent as a piece once this many are pending.
+     *
+     * @return the piece size, in bytes
+     */
+    int pieceBytes();
+
+    /**
+     * The response staging area, at least the negotiated maximum response size.
+     *
+     * @return memory the handler writes its response into
+     */
+    MemorySegment staging();
+
+    /**
+     * Waits for the next request.
+     *
+     * @return the receive slot holding at least its 64-byte header
+     * @throws java.io.EOFException if the peer left between requests
+     * @throws IOException if the connection failed or was broken
+     * @throws ProtocolException if what arrived cannot be a request
+     */
+    int nextRequest() throws IOException, ProtocolException;
+
+    /**
+     * A receive slot's memory.
+     *
+     * @param slot a slot {@link #nextRequest()} returned
+     * @return the slot, the request's header at offset zero
+     */
+    MemorySegment message(int slot);
+
+    /**
+     * Makes sure the whole request, of the length its checked header describes, is in its slot.
+     *
+     * @param slot the request's slot
+     * @param length the message length the header describes
+     * @throws IOException if the connection failed
+     * @throws ProtocolException if the bytes received disagree with the header
+     */
+    void completeRequest(int slot, long length) throws IOException, ProtocolException;
+
+    /**
+     * Gives a receive slot back once the request's payload is no longer needed.
+     *
+     * @param slot the request's slot
+     */
+    void releaseRequest(int slot);
+
+    /**
+     * Sends committed staging bytes as one piece.
+     *
+     * @param sequence the request's sequence
+     * @param from the piece's first byte, in the response stream and the staging area
+     * @param to the end of the piece (exclusive)
+     * @param ranges the request's ranges, positioned at {@code from}; a transport that places by
+     *     range advances it past the piece, cutting it at range boundaries
+     * @throws IOException if the connection failed
+     */
+    void sendPiece(long sequence, long from, long to, RangeCursor ranges) throws IOException;
+
+    /**
+     * Sends the last piece, if any, and the completion.
+     *
+     * @param sequence the request's sequence
+     * @param from the last piece's first byte ({@code from == to} when there is none)
+     * @param to its end (exclusive)
+     * @param wireStatus a {@link dev.ofl.api.wire.WireStatus} value
+     * @param handlerStatus the handler's status for a refusal, else zero
+     * @param responseLength the response length the completion announces
+     * @param ranges the request's ranges, positioned at {@code from}
+     * @throws IOException if the connection failed
+     */
+    void sendEnd(long sequence, long from, long to, int wireStatus, int handlerStatus, long responseLength,
+            RangeCursor ranges) throws IOException;
+
+    /** Ends the connection at once. Idempotent; never throws; callable from any thread. */
+    void breakConnection();
+
+    /**
+     * Releases everything, after the connection ended.
+     *
+     * @return {@code false} if a device might still use the memory, which is then left allocated
+     */
+    boolean close();
+}

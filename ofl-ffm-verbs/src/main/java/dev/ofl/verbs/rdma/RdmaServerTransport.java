@@ -1,0 +1,378 @@
+package dev.ofl.verbs.rdma;
+
+import dev.ofl.api.IdleStrategy;
+import dev.ofl.api.Limits;
+import dev.ofl.api.OflConnectionException;
+import dev.ofl.api.ServerConfig;
+import dev.ofl.api.WaitMode;
+import dev.ofl.api.spi.LivenessWatcher;
+import dev.ofl.api.spi.RangeCursor;
+import dev.ofl.api.spi.ServerTransport;
+import dev.ofl.api.wire.Bootstrap;
+import dev.ofl.api.wire.MessageHeader;
+import dev.ofl.api.wire.MessageType;
+import dev.ofl.api.wire.ProtocolException;
+import dev.ofl.api.wire.RefusalCode;
+import dev.ofl.api.wire.TransportKind;
+import dev.ofl.verbs.Errno;
+import dev.ofl.verbs.MemoryRegion;
+import dev.ofl.verbs.VerbsException;
+import dev.ofl.verbs.ffm.ibv_access_flags;
+import dev.ofl.verbs.ffm.ibv_wc;
+import dev.ofl.verbs.ffm.ibv_wc_opcode;
+import dev.ofl.verbs.ffm.ibv_wc_status;
+import dev.ofl.verbs.ffm.ibv_wr_opcode;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.SocketChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One server connection's RDMA transport: requests arrive as SENDs in pre-posted receive slots;
+ * response pieces go by RDMA WRITE into the client's ranges, cut at range boundaries, and the
+ * completion header by WRITE WITH IMMEDIATE into the client's ring, on the same queue pair.
+ *
+ * <p>A lost peer (its bootstrap socket ended, as the process's {@link LivenessWatcher} reports)
+ * ends an idle connection at once. A response already posted is given a bounded time to fail by
+ * itself, the way the client's queue pair in ERR makes it fail, so that the late write really
+ * reaches the peer and is rejected there; past that bound the transport breaks its own queue pair.
+ * No provider's reading of the retry count (the kernel's rxe retries for ever at 7) can then make
+ * a server hold a dead connection.
+ *
+ * <p>Memory: receive slots, the staging area and the header buffer belong to a confined arena of
+ * the connection's thread and are registered with the connection's {@link Link}; the arena is
+ * freed only after the link is closed (QP in ERR, drained, destroyed, regions deregistered).
+ */
+final class RdmaServerTransport implements ServerTransport {
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaServerTransport.class);
+    /** A posted WRITE costs no system call, so pieces can be small and start travelling early. */
+    private static final int PIECE_BYTES = 64 << 10;
+    private static final int SEND_DEPTH = 256;
+    /** Every this many writes one is signalled, so the send queue's progress can be observed. */
+    private static final int SIGNAL_INTERVAL = 64;
+    private static final int MAX_INLINE = 256;
+    private static final int IDLE_WAIT_MS = 100;
+
+    private final RdmaDevice device;
+    private final RdmaSettings settings;
+    private final ServerConfig config;
+    private final IdleStrategy idle;
+    private final SocketChannel channel;
+    private final MessageHeader out = new MessageHeader();
+    private final Libc libc = new Libc();
+    /** How long a posted response may stay unacknowledged once the peer is known to be gone. */
+    private final long unacknowledgedBoundNs;
+    private volatile String peerLoss;
+    private volatile long peerLossNs;
+    private volatile boolean closing;
+    private Link link;
+    private Arena arena;
+
+    private Limits limits;
+    private long ringAddress;
+    private int ringKey;
+    private MemorySegment receiveSlots;
+    private MemorySegment[] receiveSlotViews;
+    private long slotBytes;
+    private MemoryRegion receiveMr;
+    private MemorySegment staging;
+    private MemoryRegion stagingMr;
+    private MemorySegment completionHeader;
+    private MemoryRegion completionHeaderMr;
+    private final int[] pendingSlots = new int[Limits.MAX_IN_FLIGHT];
+    private final int[] pendingLengths = new int[Limits.MAX_IN_FLIGHT];
+    private int pendingHead;
+    private int pendingCount;
+    private int requestLength;
+    private long postedWrites;
+    private long completedWrites;
+
+    RdmaServerTransport(RdmaDevice device, RdmaSettings settings, ServerConfig config, SocketChannel channel) {
+        this.device = device;
+        this.settings = settings;
+        this.config = config;
+        this.idle = config.idleStrategy();
+        this.channel = channel;
+        this.unacknowledgedBoundNs = 2 * settings.retryExhaustionNs() + 500_000_000L;
+    }
+
+    @Override
+    public int kind() {
+        return TransportKind.RDMA;
+    }
+
+    @Override
+    public Bootstrap.Endpoint accept(Bootstrap.Endpoint hello) {
+        limits = hello.limits();
+        ringAddress = hello.ringAddress();
+        ringKey = hello.ringKey();
+        int n = limits.maxInFlight();
+        // Not try-with-resources: the arena holds memory registered with the NIC and may be freed
+        // only after the link is closed (QP in ERR, drained, destroyed), in close().
+        arena = Arena.ofConfined();
+        link = Link.create(device, SEND_DEPTH, n, MAX_INLINE, config.waitMode() == WaitMode.BLOCKING, 0);
+        slotBytes = (MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges()) + 63) & ~63L;
+        receiveSlots = arena.allocate(slotBytes * n, 4096);
+        receiveMr = link.register(receiveSlots, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
+        receiveSlotViews = new MemorySegment[n];
+        for (int i = 0; i < n; i++) {
+            receiveSlotViews[i] = receiveSlots.asSlice(i * slotBytes, slotBytes);
+        }
+        staging = arena.allocate(Math.max(1, limits.maxResponseBytes()), 4096);
+        stagingMr = link.register(staging, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
+        completionHeader = arena.allocate(MessageHeader.LENGTH, 64);
+        completionHeaderMr = link.register(completionHeader, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
+        // Posted before the WELCOME: the client may send as soon as it has read it.
+        for (int i = 0; i < n; i++) {
+            postReceive(i);
+        }
+        // A client whose receives are posted never makes us wait; a broken one must not hold this
+        // thread forever, so RNR retries are bounded here.
+        link.connect(hello, settings, RdmaSettings.RNR_RETRY_BOUNDED);
+        return link.endpoint(new Bootstrap.Endpoint(RefusalCode.ACCEPTED, TransportKind.RDMA, config.serviceName(),
+                limits, 0, 0, null, 0, 0, 0, "", null), 0, 0);
+    }
+
+    @Override
+    public void start() throws IOException {
+        LivenessWatcher.shared().watch(channel, reason -> {
+            peerLossNs = System.nanoTime();
+            peerLoss = reason;
+        });
+        LOG.debug("qp {} serving", link.qp.qpNumber());
+    }
+
+    @Override
+    public int receiveSlots() {
+        return limits.maxInFlight();
+    }
+
+    @Override
+    public int pieceBytes() {
+        return PIECE_BYTES;
+    }
+
+    @Override
+    public MemorySegment staging() {
+        return staging;
+    }
+
+    private void postReceive(int slot) {
+        int rc = link.postReceive(slot, receiveSlots.address() + slot * slotBytes, (int) slotBytes, receiveMr.lkey());
+        if (rc != 0) {
+            throw new OflConnectionException("ibv_post_recv of receive slot " + slot + " failed: "
+                    + Errno.describe(rc));
+        }
+    }
+
+    @Override
+    public int nextRequest() throws IOException, ProtocolException {
+        idle.reset();
+        while (pendingCount == 0) {
+            int work = poll();
+            if (work == 0) {
+                if (peerLoss != null) {
+                    throw new IOException(peerLoss);
+                }
+                waitForCompletions(work);
+            }
+        }
+        int slot = pendingSlots[pendingHead];
+        requestLength = pendingLengths[pendingHead];
+        // pendingSlots is sized for the protocol cap; only maxInFlight entries are ever used.
+        pendingHead = (pendingHead + 1) % pendingSlots.length;
+        pendingCount--;
+        if (requestLength < MessageHeader.LENGTH) {
+            throw new ProtocolException("request byte length", requestLength, "shorter than the 64-byte header");
+        }
+        return slot;
+    }
+
+    @Override
+    public MemorySegment message(int slot) {
+        return receiveSlotViews[slot];
+    }
+
+    @Override
+    public void completeRequest(int slot, long length) throws ProtocolException {
+        if (length != requestLength) {
+            throw new ProtocolException("request byte length", requestLength,
+                    "the header describes a message of " + length + " bytes");
+        }
+    }
+
+    @Override
+    public void releaseRequest(int slot) {
+        postReceive(slot);
+    }
+
+    /** Takes completions: receives join the pending queue, signalled writes advance the count. */
+    private int poll() throws IOException {
+        int n = link.poll();
+        if (n < 0) {
+            throw new IOException("ibv_poll_cq failed: " + Errno.describe(-n));
+        }
+        for (int i = 0; i < n; i++) {
+            MemorySegment wc = link.completion(i);
+            int status = ibv_wc.status(wc);
+            int opcode = ibv_wc.opcode(wc);
+            if (status != ibv_wc_status.IBV_WC_SUCCESS) {
+                throw new IOException(failure(status, opcode));
+            }
+            long wrId = ibv_wc.wr_id(wc);
+            if (opcode == ibv_wc_opcode.IBV_WC_RECV && wrId >= 0 && wrId < limits.maxInFlight()
+                    && pendingCount < limits.maxInFlight()) {
+                int tail = (pendingHead + pendingCount) % pendingSlots.length;
+                pendingSlots[tail] = (int) wrId;
+                pendingLengths[tail] = ibv_wc.byte_len(wc);
+                pendingCount++;
+            } else if (opcode == ibv_wc_opcode.IBV_WC_RDMA_WRITE && wrId > completedWrites && wrId <= postedWrites) {
+                completedWrites = wrId;
+            } else {
+                throw new IOException("unexpected completion " + ibv_wc_opcode.name(opcode) + " (work request "
+                        + wrId + "): the client used the queue pair outside the protocol");
+            }
+        }
+        return n;
+    }
+
+    private String failure(int status, int opcode) {
+        String what = ibv_wc_status.name(status) + " on " + ibv_wc_opcode.name(opcode);
+        if (closing) {
+            return "the server is closing (" + what + ")";
+        }
+        if (status == ibv_wc_status.IBV_WC_RETRY_EXC_ERR || status == ibv_wc_status.IBV_WC_REM_ACCESS_ERR) {
+            return "a response write was not accepted (" + what + "): the client's queue pair is in error (it "
+                    + "timed out, or is gone) or its region is no longer registered; nothing was placed";
+        }
+        String loss = peerLoss;
+        return loss != null ? loss + " (" + what + ")" : "work completion failed: " + what;
+    }
+
+    /** Between polls that found nothing: spin per the idle strategy, or sleep on the completion channel. */
+    private void waitForCompletions(int work) throws IOException {
+        if (closing) {
+            throw new IOException("the server is closing");
+        }
+        if (config.waitMode() == WaitMode.BUSY_POLL) {
+            idle.idle(work);
+            return;
+        }
+        int rc = link.cq.requestNotify(false);
+        if (rc != 0) {
+            throw new IOException("ibv_req_notify_cq failed: " + Errno.describe(rc));
+        }
+        if (poll() > 0) {
+            return;
+        }
+        // Bounded so that a lost peer, which raises no completion event, is still noticed.
+        if (libc.awaitReadable(link.channel.fileDescriptor(), IDLE_WAIT_MS) > 0) {
+            link.channel.awaitEvent();
+            link.cq.acknowledgeEvents(1);
+        }
+    }
+
+    /** Waits until at most {@code outstanding} posted writes are incomplete. */
+    private void awaitWrites(long outstanding) throws IOException {
+        long startNs = System.nanoTime();
+        idle.reset();
+        while (postedWrites - completedWrites > outstanding) {
+            int work = poll();
+            if (work > 0) {
+                continue;
+            }
+            if (peerLoss != null && !link.isBroken()) {
+                long sinceNs = System.nanoTime() - Math.max(startNs, peerLossNs);
+                if (sinceNs > unacknowledgedBoundNs) {
+                    LOG.info("qp {}: a response stayed unacknowledged {} ms after the client left; breaking the "
+                            + "queue pair", link.qp.qpNumber(), sinceNs / 1_000_000);
+                    breakLink();
+                }
+            }
+            waitForCompletions(work);
+        }
+    }
+
+    private void postWrite(int opcode, long localAddress, int length, int lkey, long remoteAddress, int rkey,
+            int immediate, boolean last) throws IOException {
+        awaitWrites(SEND_DEPTH - 2);
+        long wrId = ++postedWrites;
+        boolean signaled = last || wrId % SIGNAL_INTERVAL == 0;
+        int rc = link.postSend(wrId, opcode, signaled, localAddress, length, lkey, remoteAddress, rkey, immediate);
+        if (rc != 0) {
+            String loss = peerLoss;
+            throw new IOException("ibv_post_send failed: " + Errno.describe(rc) + (loss != null ? " (" + loss + ")"
+                    : ""));
+        }
+    }
+
+    /** Posts RDMA WRITEs for [from, to), cut at the client's range boundaries. */
+    @Override
+    public void sendPiece(long sequence, long from, long to, RangeCursor ranges) throws IOException {
+        long at = from;
+        while (at < to) {
+            long chunk = ranges.chunk(to - at);
+            postWrite(ibv_wr_opcode.IBV_WR_RDMA_WRITE, staging.address() + at, (int) chunk, stagingMr.lkey(),
+                    ranges.position(), ranges.key(), 0, false);
+            ranges.advance(chunk);
+            at += chunk;
+        }
+    }
+
+    /**
+     * Posts the last piece, then the completion header by WRITE WITH IMMEDIATE on the same QP, and
+     * waits for it: the staging area is reused by the next request only when every write from it
+     * has completed.
+     */
+    @Override
+    public void sendEnd(long sequence, long from, long to, int wireStatus, int handlerStatus, long responseLength,
+            RangeCursor ranges) throws IOException {
+        sendPiece(sequence, from, to, ranges);
+        out.wrap(completionHeader, 0).reset(MessageType.RESPONSE, sequence)
+                .status(wireStatus)
+                .handlerStatus(handlerStatus)
+                .responseLength(responseLength);
+        long slot = sequence % limits.maxInFlight();
+        postWrite(ibv_wr_opcode.IBV_WR_RDMA_WRITE_WITH_IMM, completionHeader.address(), MessageHeader.LENGTH,
+                completionHeaderMr.lkey(), ringAddress + slot * MessageHeader.LENGTH, ringKey, (int) sequence, true);
+        awaitWrites(0);
+    }
+
+    private void breakLink() {
+        Link l = link;
+        if (l == null) {
+            return;
+        }
+        try {
+            l.breakLink();
+        } catch (VerbsException e) {
+            LOG.debug("could not break qp {}: {}", l.qp.qpNumber(), e.getMessage());
+        }
+    }
+
+    @Override
+    public void breakConnection() {
+        closing = true;
+        breakLink();
+    }
+
+    @Override
+    public boolean close() {
+        libc.close();
+        Link l = link;
+        if (l != null) {
+            try {
+                l.close();
+            } catch (RuntimeException e) {
+                LOG.error("releasing qp {} failed", l.qp.qpNumber(), e);
+                return false;
+            }
+        }
+        if (arena != null) {
+            arena.close();
+        }
+        return true;
+    }
+}

@@ -1,0 +1,216 @@
+package dev.ofl.tcp;
+
+import dev.ofl.api.IdleStrategy;
+import dev.ofl.api.Limits;
+import dev.ofl.api.ServerConfig;
+import dev.ofl.api.WaitMode;
+import dev.ofl.api.spi.BootstrapIo;
+import dev.ofl.api.spi.RangeCursor;
+import dev.ofl.api.spi.ServerTransport;
+import dev.ofl.api.wire.Bootstrap;
+import dev.ofl.api.wire.MessageHeader;
+import dev.ofl.api.wire.MessageType;
+import dev.ofl.api.wire.RefusalCode;
+import dev.ofl.api.wire.TransportKind;
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+/**
+ * One server connection's TCP transport: requests are read into one receive buffer; response
+ * pieces go out as DATA messages and the completion as a RESPONSE message, small ones copied next
+ * to their headers and written in one system call.
+ *
+ * <p>Memory: the receive buffer, the staging area and the transmit buffer belong to a confined
+ * arena of the connection's thread, allocated by {@link #accept} and freed by {@link #close()}.
+ */
+final class TcpServerTransport implements ServerTransport {
+    /**
+     * Pieces travel once this many bytes are committed: each costs system calls on both sides, so
+     * fewer, larger writes reach the socket's throughput (measured on loopback: 16 KiB pieces gave
+     * about 60% of a plain C peer's MB/s on 12 MiB responses, 512 KiB about 100%).
+     */
+    private static final int PIECE_BYTES = 512 << 10;
+    /** Pieces up to this size are copied next to their headers and written in one system call. */
+    private static final int COPY_BYTES = 8 << 10;
+    /** A DATA header, a piece of up to COPY_BYTES, and the RESPONSE header. */
+    private static final int TX_BYTES = COPY_BYTES + 2 * MessageHeader.LENGTH;
+
+    private final ServerConfig config;
+    private final SocketChannel channel;
+    private final IdleStrategy idle;
+    private final MessageHeader out = new MessageHeader();
+    private Arena arena;
+    private MemorySegment rx;
+    private ByteBuffer rxBuffer;
+    private int rxEnd;
+    private MemorySegment staging;
+    private ByteBuffer stagingBuffer;
+    private MemorySegment tx;
+    private ByteBuffer txBuffer;
+
+    TcpServerTransport(ServerConfig config, SocketChannel channel) {
+        this.config = config;
+        this.channel = channel;
+        this.idle = config.idleStrategy();
+    }
+
+    @Override
+    public int kind() {
+        return TransportKind.TCP;
+    }
+
+    @Override
+    public Bootstrap.Endpoint accept(Bootstrap.Endpoint hello) {
+        Limits limits = hello.limits();
+        Arena a = Arena.ofConfined();
+        try {
+            rx = a.allocate(MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges()), 64);
+            rxBuffer = rx.asByteBuffer();
+            staging = a.allocate(Math.max(1, limits.maxResponseBytes()), 64);
+            stagingBuffer = staging.asByteBuffer();
+            tx = a.allocate(TX_BYTES, 64);
+            txBuffer = tx.asByteBuffer();
+        } catch (RuntimeException | Error e) {
+            a.close();
+            throw e;
+        }
+        arena = a;
+        return Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, config.serviceName(), limits, "");
+    }
+
+    @Override
+    public void start() throws IOException {
+        if (config.waitMode() == WaitMode.BUSY_POLL) {
+            channel.configureBlocking(false);
+        }
+    }
+
+    @Override
+    public int receiveSlots() {
+        return 1;
+    }
+
+    @Override
+    public int pieceBytes() {
+        return PIECE_BYTES;
+    }
+
+    @Override
+    public MemorySegment staging() {
+        return staging;
+    }
+
+    @Override
+    public int nextRequest() throws IOException {
+        rxEnd = 0;
+        fill(MessageHeader.LENGTH);
+        return 0;
+    }
+
+    @Override
+    public MemorySegment message(int slot) {
+        return rx;
+    }
+
+    @Override
+    public void completeRequest(int slot, long length) throws IOException {
+        fill((int) length);
+    }
+
+    @Override
+    public void releaseRequest(int slot) {
+    }
+
+    /** Reads until the receive buffer holds at least {@code length} bytes of the current message. */
+    private void fill(int length) throws IOException {
+        rxBuffer.limit(length).position(rxEnd);
+        idle.reset();
+        while (rxBuffer.hasRemaining()) {
+            int n = channel.read(rxBuffer);
+            if (n < 0) {
+                if (rxEnd == 0 && rxBuffer.position() == 0) {
+                    throw new EOFException("the client closed the connection");
+                }
+                throw new EOFException("the client closed the connection in the middle of a request ("
+                        + rxBuffer.position() + " of " + length + " bytes)");
+            }
+            idle.idle(n);
+        }
+        rxEnd = length;
+    }
+
+    private void writeFully(ByteBuffer buffer) throws IOException {
+        idle.reset();
+        while (buffer.hasRemaining()) {
+            idle.idle(channel.write(buffer));
+        }
+    }
+
+    @Override
+    public void sendPiece(long sequence, long from, long to, RangeCursor ranges) throws IOException {
+        send(sequence, from, to, false, 0, 0, 0);
+    }
+
+    @Override
+    public void sendEnd(long sequence, long from, long to, int wireStatus, int handlerStatus, long responseLength,
+            RangeCursor ranges) throws IOException {
+        send(sequence, from, to, true, wireStatus, handlerStatus, responseLength);
+    }
+
+    /*
+     * Small pieces are copied with their headers into one transmit buffer and written at once:
+     * one system call, and no gathering write (which allocates per buffer for arena memory).
+     * Larger pieces are written from the staging buffer directly, after their header.
+     */
+    private void send(long sequence, long from, long to, boolean last, int status, int handlerStatus,
+            long responseLength) throws IOException {
+        long piece = to - from;
+        int at = 0;
+        if (piece > 0) {
+            out.wrap(tx, 0).reset(MessageType.DATA, sequence)
+                    .payloadLength((int) piece)
+                    .responseOffset(from);
+            at = MessageHeader.LENGTH;
+            if (piece <= COPY_BYTES) {
+                MemorySegment.copy(staging, from, tx, at, piece);
+                at += (int) piece;
+            } else {
+                txBuffer.limit(at).position(0);
+                writeFully(txBuffer);
+                stagingBuffer.limit((int) to).position((int) from);
+                writeFully(stagingBuffer);
+                at = 0;
+            }
+        }
+        if (last) {
+            out.wrap(tx, at).reset(MessageType.RESPONSE, sequence)
+                    .status(status)
+                    .handlerStatus(handlerStatus)
+                    .responseLength(responseLength);
+            at += MessageHeader.LENGTH;
+        }
+        if (at > 0) {
+            txBuffer.limit(at).position(0);
+            writeFully(txBuffer);
+        }
+    }
+
+    @Override
+    public void breakConnection() {
+        BootstrapIo.closeQuietly(channel);
+    }
+
+    @Override
+    public boolean close() {
+        breakConnection();
+        if (arena != null) {
+            arena.close();
+            arena = null;
+        }
+        return true;
+    }
+}
