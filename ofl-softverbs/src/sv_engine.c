@@ -696,15 +696,8 @@ static void sv_fire_retry(struct sv_qp *qp, uint64_t now)
     qp->retry_pending = false;
     if (qp->sq_head == qp->sq_tail)
         return;
-    if (rnr) {
-        if (qp->rnr_retry != 7) { // 7 means retry forever
-            if (qp->rnr_left == 0) {
-                sv_fail_head(qp, IBV_WC_RNR_RETRY_EXC_ERR);
-                return;
-            }
-            qp->rnr_left--;
-        }
-    } else {
+    // An RNR wait was counted when its NAK arrived; a transport timeout is counted when it fires.
+    if (!rnr && !qp->retry_forever) {
         if (qp->retry_left == 0) {
             sv_fail_head(qp, IBV_WC_RETRY_EXC_ERR);
             return;
@@ -1021,8 +1014,18 @@ static void sv_response_header(struct sv_conn *c)
         if (qp->sq_head == qp->sq_tx || sv_sq_slot(qp, qp->sq_head)->psn != h->psn)
             return;
         if (h->code == SV_NAK_RNR) {
-            if (!qp->retry_pending)
-                sv_arm_retry(qp, true, sv_rnr_timer_ns(h->rnr_timer));
+            if (qp->retry_pending)
+                return;
+            // The counter is checked when the NAK arrives, as the spec's requester and rxe_comp.c do:
+            // with none left the WR fails now, without waiting out one more RNR timer.
+            if (qp->rnr_retry != 7) { // 7 means retry forever
+                if (qp->rnr_left == 0) {
+                    sv_fail_head(qp, IBV_WC_RNR_RETRY_EXC_ERR);
+                    return;
+                }
+                qp->rnr_left--;
+            }
+            sv_arm_retry(qp, true, sv_rnr_timer_ns(h->rnr_timer));
             return;
         }
         sv_fail_head(qp, h->code == SV_NAK_REM_ACCESS ? IBV_WC_REM_ACCESS_ERR
@@ -1178,11 +1181,13 @@ int sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr
             break;
         default:
             rc = EOPNOTSUPP; // atomics, MW binds, TSO, local invalidate
-            continue;
+            break;
         }
+        if (rc)
+            break;
         if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge) {
             rc = EINVAL;
-            continue;
+            break;
         }
         bool is_inline = (wr->send_flags & IBV_SEND_INLINE) && wr->opcode != IBV_WR_RDMA_READ;
         uint64_t len = 0;
@@ -1190,11 +1195,11 @@ int sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr
             len += wr->sg_list[i].length;
         if (is_inline && len > qp->cap.max_inline_data) {
             rc = EINVAL;
-            continue;
+            break;
         }
         if (qp->sq_tail - qp->sq_head >= qp->cap.max_send_wr) {
             rc = ENOMEM;
-            continue;
+            break;
         }
         if (qp->state == IBV_QPS_ERR) {
             sv_push_wc(qp->scq, qp, wr->wr_id, IBV_WC_WR_FLUSH_ERR, sv_wc_opcode(wr->opcode), 0);
@@ -1225,6 +1230,7 @@ int sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr
         }
         qp->sq_tail++;
     }
+    // The failing WR itself, as rdma-core's providers report it: those before it stay posted.
     if (rc && bad_wr)
         *bad_wr = wr;
     if (qp->state == IBV_QPS_RTS) {
@@ -1245,11 +1251,11 @@ int sv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr
     for (; wr && !rc; wr = wr->next) {
         if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_recv_sge) {
             rc = EINVAL;
-            continue;
+            break;
         }
         if (qp->rq_tail - qp->rq_head >= qp->cap.max_recv_wr) {
             rc = ENOMEM;
-            continue;
+            break;
         }
         if (qp->state == IBV_QPS_ERR) {
             sv_push_wc(qp->rcq, qp, wr->wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0);
@@ -1262,6 +1268,7 @@ int sv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr
             r->sge[i] = (struct sv_sge){wr->sg_list[i].addr, wr->sg_list[i].length, wr->sg_list[i].lkey};
         qp->rq_tail++;
     }
+    // The failing WR itself, as rdma-core's providers report it: those before it stay posted.
     if (rc && bad_wr)
         *bad_wr = wr;
     pthread_mutex_unlock(&sv.lock);

@@ -218,6 +218,7 @@ struct sv_qp {
     uint32_t rq_psn, sq_psn;
     struct ibv_ah_attr ah;
     uint8_t min_rnr_timer, timeout, retry_cnt, rnr_retry;
+    bool retry_forever; // retry_cnt 7 under SOFTVERBS_RETRY7=infinite: never RETRY_EXC_ERR
     uint8_t max_rd_atomic, max_dest_rd_atomic;
     // send queue: head <= tx <= tail (monotonic counters)
     struct sv_send_slot *sq;

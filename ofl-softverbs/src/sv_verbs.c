@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -389,6 +390,25 @@ static bool sv_no_grh_allowed(void)
     return v && *v && strcmp(v, "0") != 0;
 }
 
+// SOFTVERBS_RETRY7: what retry_cnt 7 means. "spec" (or unset): seven retries, as the IB spec
+// says. "infinite": retry for ever, as the kernel's rxe does (rxe_comp.c decrements its retry
+// counter only when it is not 7), so software can be tried against that reading too.
+static int sv_retry7_infinite(bool *infinite)
+{
+    const char *v = getenv("SOFTVERBS_RETRY7");
+    if (!v || !*v || strcmp(v, "spec") == 0) {
+        *infinite = false;
+        return 0;
+    }
+    if (strcmp(v, "infinite") == 0) {
+        *infinite = true;
+        return 0;
+    }
+    fprintf(stderr, "softverbs: ibv_modify_qp: SOFTVERBS_RETRY7='%s' is neither 'spec' nor 'infinite'; "
+                    "unset it or pick one (EINVAL)\n", v);
+    return EINVAL;
+}
+
 static int sv_check_attr_values(struct ibv_qp_attr *a, int mask)
 {
     if ((mask & IBV_QP_PORT) && a->port_num != 1)
@@ -445,6 +465,9 @@ SV_EXPORT int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask
         rc = EINVAL;
     else
         rc = sv_check_attr_values(a, mask);
+    bool retry7_infinite = false;
+    if (!rc && (mask & IBV_QP_RETRY_CNT))
+        rc = sv_retry7_infinite(&retry7_infinite); // a bad value fails every QP, whatever its count
     if (rc) {
         pthread_mutex_unlock(&sv.lock);
         return rc;
@@ -469,8 +492,10 @@ SV_EXPORT int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask
         qp->min_rnr_timer = a->min_rnr_timer;
     if (mask & IBV_QP_TIMEOUT)
         qp->timeout = a->timeout;
-    if (mask & IBV_QP_RETRY_CNT)
+    if (mask & IBV_QP_RETRY_CNT) {
         qp->retry_cnt = a->retry_cnt;
+        qp->retry_forever = retry7_infinite && a->retry_cnt == 7;
+    }
     if (mask & IBV_QP_RNR_RETRY)
         qp->rnr_retry = a->rnr_retry;
     if (mask & IBV_QP_MAX_QP_RD_ATOMIC)

@@ -20,7 +20,7 @@ if [ "$MODE" = asan ]; then
     TOOL_ENV=(env LD_LIBRARY_PATH="$LIB" LD_PRELOAD="$PRE" ASAN_OPTIONS=detect_leaks=0)
 fi
 
-for t in test_verbs test_rc test_stress; do
+for t in test_verbs test_rc test_retry test_stress; do
     out=$(timeout 100 "$BIN/$t" 2>&1)
     rc=$?
     echo "$out" | grep -v '^# '

@@ -11,6 +11,12 @@ record RdmaSettings(String device, OptionalInt gidIndex, int timeout, int retryC
     static final String TIMEOUT = "rdma.timeout";
     static final String RETRY_COUNT = "rdma.retryCount";
 
+    /**
+     * Six retries: with the default timeout a write to a peer that stopped answering fails after
+     * 7 × 4.096 µs × 2^14 ≈ 0.47 s.
+     */
+    static final int DEFAULT_RETRY_COUNT = 6;
+
     static RdmaSettings from(Map<String, String> properties) {
         for (String key : properties.keySet()) {
             if (key.startsWith("rdma.") && !key.equals(DEVICE) && !key.equals(GID_INDEX) && !key.equals(TIMEOUT)
@@ -23,7 +29,24 @@ record RdmaSettings(String device, OptionalInt gidIndex, int timeout, int retryC
         return new RdmaSettings(properties.get(DEVICE),
                 gid == null ? OptionalInt.empty() : OptionalInt.of(number(GID_INDEX, gid, 0, 255)),
                 number(TIMEOUT, properties.getOrDefault(TIMEOUT, "14"), 1, 31),
-                number(RETRY_COUNT, properties.getOrDefault(RETRY_COUNT, "7"), 0, 7));
+                retryCount(properties.getOrDefault(RETRY_COUNT, Integer.toString(DEFAULT_RETRY_COUNT))));
+    }
+
+    /**
+     * Seven is refused, not passed on: the IB spec reads it as seven retries, but some providers
+     * read it as "retry for ever" and would never report a dead peer
+     * (rxe_comp.c decrements its retry counter only when it is not 7:
+     * https://github.com/torvalds/linux/blob/master/drivers/infiniband/sw/rxe/rxe_comp.c).
+     */
+    private static int retryCount(String value) {
+        if (number(RETRY_COUNT, value, Integer.MIN_VALUE, Integer.MAX_VALUE) == 7) {
+            throw new IllegalArgumentException(RETRY_COUNT + " = 7 is refused: some providers (the Linux kernel's"
+                    + " soft-RoCE driver rxe among them) read a retry count of 7 as 'retry for ever', so a peer that"
+                    + " stopped answering would never be reported and a late response would hold its connection"
+                    + " for good; use 0..6 (default " + DEFAULT_RETRY_COUNT + ") and a larger " + TIMEOUT
+                    + " if the transport must wait longer");
+        }
+        return number(RETRY_COUNT, value, 0, 6);
     }
 
     /** Retry a peer that is not ready to receive forever: bounded by the caller's own deadline. */

@@ -1,0 +1,64 @@
+package dev.ofl.verbs.rdma;
+
+import java.util.Map;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class RdmaSettingsTest {
+    @Test
+    void defaultsAreTimeout14AndSixRetries() {
+        RdmaSettings settings = RdmaSettings.from(Map.of());
+        assertNull(settings.device());
+        assertEquals(OptionalInt.empty(), settings.gidIndex());
+        assertEquals(14, settings.timeout());
+        assertEquals(6, settings.retryCount());
+        assertEquals(6, settings.rts(1, RdmaSettings.RNR_RETRY_BOUNDED).retryCount());
+    }
+
+    @Test
+    void acceptsEveryRetryCountUpToSix() {
+        for (int n = 0; n <= 6; n++) {
+            assertEquals(n, RdmaSettings.from(Map.of(RdmaSettings.RETRY_COUNT, " " + n + " ")).retryCount());
+        }
+        RdmaSettings settings = RdmaSettings.from(Map.of(RdmaSettings.DEVICE, "mlx5_0",
+                RdmaSettings.GID_INDEX, "3", RdmaSettings.TIMEOUT, "18"));
+        assertEquals("mlx5_0", settings.device());
+        assertEquals(OptionalInt.of(3), settings.gidIndex());
+        assertEquals(18, settings.timeout());
+    }
+
+    @Test
+    void refusesRetryCountSevenSayingWhyAndWhatToUse() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> RdmaSettings.from(Map.of(RdmaSettings.RETRY_COUNT, "7")));
+        String message = e.getMessage();
+        assertTrue(message.startsWith("rdma.retryCount = 7 is refused"), message);
+        assertTrue(message.contains("rxe") && message.contains("retry for ever"), message);
+        assertTrue(message.contains("never be reported"), message);
+        assertTrue(message.contains("use 0..6") && message.contains("rdma.timeout"), message);
+    }
+
+    @Test
+    void refusesOutOfRangeAndNonNumbersNamingTheKey() {
+        IllegalArgumentException high = assertThrows(IllegalArgumentException.class,
+                () -> RdmaSettings.from(Map.of(RdmaSettings.RETRY_COUNT, "8")));
+        assertEquals("rdma.retryCount = 8 is outside 0..6", high.getMessage());
+        IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
+                () -> RdmaSettings.from(Map.of(RdmaSettings.RETRY_COUNT, "-1")));
+        assertEquals("rdma.retryCount = -1 is outside 0..6", negative.getMessage());
+        IllegalArgumentException word = assertThrows(IllegalArgumentException.class,
+                () -> RdmaSettings.from(Map.of(RdmaSettings.RETRY_COUNT, "seven")));
+        assertEquals("rdma.retryCount = 'seven' is not a number", word.getMessage());
+        IllegalArgumentException timeout = assertThrows(IllegalArgumentException.class,
+                () -> RdmaSettings.from(Map.of(RdmaSettings.TIMEOUT, "0")));
+        assertEquals("rdma.timeout = 0 is outside 1..31", timeout.getMessage());
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> RdmaSettings.from(Map.of("rdma.retries", "3")));
+        assertTrue(unknown.getMessage().startsWith("unknown RDMA property 'rdma.retries'"), unknown.getMessage());
+    }
+}
