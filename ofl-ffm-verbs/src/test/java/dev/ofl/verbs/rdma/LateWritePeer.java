@@ -8,6 +8,7 @@ import dev.ofl.api.OflServer;
 import dev.ofl.api.Region;
 import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
+import dev.ofl.api.spi.ClientSession;
 import dev.ofl.verbs.ffm.ibv_qp_state;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -83,7 +84,7 @@ public final class LateWritePeer {
                 throw new IllegalStateException("the handler never ran");
             }
             int status = client.await(ticket, client.clock().nanoTime() + 50_000_000L, new Completion());
-            System.out.println("AWAIT " + status + " " + ibv_qp_state.name(((RdmaClient) client).queuePairState()));
+            System.out.println("AWAIT " + status + " " + ibv_qp_state.name(((RdmaClientTransport) ((ClientSession) client).transport()).queuePairState()));
             release.countDown();
             long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (server.statistics().undeliveredResponses() == 0 && System.nanoTime() - deadlineNs < 0) {
