@@ -318,8 +318,8 @@ public final class Bootstrap {
             throw new ProtocolException("status", statusWire, "not a known refusal code");
         }
         int transport = Byte.toUnsignedInt(in.get(MessageHeader.U8, TRANSPORT_OFFSET));
-        if (transport != TransportKind.TCP && transport != TransportKind.RDMA) {
-            throw new ProtocolException("transport", transport, "must be 1 (tcp) or 2 (rdma)");
+        if (transport != TransportKind.TCP && transport != TransportKind.RDMA && transport != TransportKind.IN_PROCESS) {
+            throw new ProtocolException("transport", transport, "must be 1 (tcp), 2 (rdma) or 127 (in-process)");
         }
         int nameLength = Byte.toUnsignedInt(in.get(MessageHeader.U8, SERVICE_NAME_LENGTH_OFFSET));
         if (nameLength < 1 || nameLength > 64) {

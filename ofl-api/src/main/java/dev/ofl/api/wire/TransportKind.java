@@ -6,6 +6,11 @@ public final class TransportKind {
     public static final int TCP = 1;
     /** Data path over an RDMA RC queue pair; the TCP connection stays open for liveness. */
     public static final int RDMA = 2;
+    /**
+     * Data path inside one process, for test fixtures such as an in-memory fake transport; the TCP
+     * connection carries the bootstrap and liveness only. Never meaningful between two hosts.
+     */
+    public static final int IN_PROCESS = 127;
 
     private TransportKind() {
     }
@@ -14,12 +19,13 @@ public final class TransportKind {
      * Names a transport value.
      *
      * @param kind the value
-     * @return {@code "tcp"}, {@code "rdma"} or {@code "unknown(n)"}
+     * @return {@code "tcp"}, {@code "rdma"}, {@code "in-process"} or {@code "unknown(n)"}
      */
     public static String name(int kind) {
         return switch (kind) {
             case TCP -> "tcp";
             case RDMA -> "rdma";
+            case IN_PROCESS -> "in-process";
             default -> "unknown(" + kind + ")";
         };
     }
