@@ -50,6 +50,19 @@ class RdmaAvailabilityTest {
     }
 
     @Test
+    void unknownArchitectureIsTheCauseNamingIt() {
+        RdmaUnavailableException cause = VerbsLibrary.unsupportedArchitecture("riscv64", "libibverbs.so.1");
+        assertNotNull(cause);
+        assertEquals(RdmaUnavailableException.Reason.UNSUPPORTED_ARCHITECTURE, cause.reason());
+        for (String needed : List.of("'riscv64'", "x86-64", "aarch64", "pthread_mutex_t", "libibverbs.so.1", "TCP backend")) {
+            assertTrue(cause.getMessage().contains(needed), "message lacks '" + needed + "': " + cause.getMessage());
+        }
+        for (String known : List.of("amd64", "x86_64", "aarch64")) {
+            assertEquals(null, VerbsLibrary.unsupportedArchitecture(known, "libibverbs.so.1"), known);
+        }
+    }
+
+    @Test
     void missingLibraryNamesThePackagesAndTheProperty() {
         RdmaAvailability.Probe probe = RdmaAvailability.probe("/nonexistent/ofl/libibverbs.so.1");
         assertFalse(probe.isAvailable());
