@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 class RdmaAvailabilityTest {
     private static Path realLibrary() {
         for (String candidate : List.of("/usr/lib/x86_64-linux-gnu/libibverbs.so.1", "/lib/x86_64-linux-gnu/libibverbs.so.1",
+                "/usr/lib/aarch64-linux-gnu/libibverbs.so.1", "/lib/aarch64-linux-gnu/libibverbs.so.1",
                 "/usr/lib64/libibverbs.so.1")) {
             if (Files.exists(Path.of(candidate))) {
                 return Path.of(candidate);
