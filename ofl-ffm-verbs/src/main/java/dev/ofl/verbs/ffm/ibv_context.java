@@ -9,9 +9,9 @@ import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 
 /**
  * {@code struct ibv_context} from {@code <infiniband/verbs.h>} (rdma-core 44): 328 bytes on
- * x86-64, 336 on aarch64, aligned to 8. An open device. The {@code ops} table holds the data-path function
- * pointers that the {@code static inline} verbs ({@code ibv_post_send}, {@code ibv_post_recv},
- * {@code ibv_poll_cq}, {@code ibv_req_notify_cq}) call.
+ * x86-64, 336 on aarch64, aligned to 8. An open device. The {@code ops} table holds the data-path
+ * function pointers that the {@code static inline} verbs ({@code ibv_post_send},
+ * {@code ibv_post_recv}, {@code ibv_poll_cq}, {@code ibv_req_notify_cq}) call.
  *
  * <pre>{@code
  * struct ibv_context {
