@@ -11,6 +11,11 @@
  *
  * Build: gcc -std=gnu11 -Wall -Wextra -Werror -o verbs_layout verbs_layout.c
  * (needs: apt-get install gcc libibverbs-dev)
+ * For aarch64 on an x86-64 host, with only the (architecture-independent) verbs headers of the host:
+ *   mkdir -p inc && ln -sfn /usr/include/infiniband inc/infiniband
+ *   aarch64-linux-gnu-gcc -std=gnu11 -Wall -Wextra -Werror -I inc -o verbs_layout verbs_layout.c
+ *   qemu-aarch64-static -L /usr/aarch64-linux-gnu ./verbs_layout
+ * (needs: apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static)
  */
 #include <stddef.h>
 #include <stdio.h>

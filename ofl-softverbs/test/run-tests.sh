@@ -2,7 +2,11 @@
 # Runs the softverbs test binaries and the fidelity checks with rdma-core's unmodified tools
 # (ibv_devices, ibv_devinfo, ibv_rc_pingpong) over the library in <libdir>. Every wait is bounded
 # by `timeout`. Prints "N passed, M failed" last and exits non-zero on any failure.
-# Usage: run-tests.sh <libdir> <bindir> <plain|asan>
+# Usage: run-tests.sh <libdir> <bindir> <plain|asan|aarch64>
+# aarch64: the binaries are aarch64 ones, run under qemu-user ($QEMU_AARCH64 -L $AARCH64_SYSROOT,
+# invoked explicitly so that no binfmt registration is needed). The fidelity checks are excluded
+# there, by name: rdma-core's tools on the host are x86-64 programs and cannot load an aarch64
+# libibverbs.so.1.
 set -u
 LIB=$1 BIN=$2 MODE=${3:-plain}
 PASS=0 FAIL=0
@@ -20,8 +24,16 @@ if [ "$MODE" = asan ]; then
     TOOL_ENV=(env LD_LIBRARY_PATH="$LIB" LD_PRELOAD="$PRE" ASAN_OPTIONS=detect_leaks=0)
 fi
 
+RUN=()
+if [ "$MODE" = aarch64 ]; then
+    RUN=("${QEMU_AARCH64:-qemu-aarch64-static}" -L "${AARCH64_SYSROOT:-/usr/aarch64-linux-gnu}")
+fi
+
+# Emulation is slower than the host, so the bound per binary is wider under qemu-user.
+LIMIT=100
+[ "$MODE" = aarch64 ] && LIMIT=300
 for t in test_verbs test_rc test_retry test_stress; do
-    out=$(timeout 100 "$BIN/$t" 2>&1)
+    out=$(timeout "$LIMIT" "${RUN[@]}" "$BIN/$t" 2>&1)
     rc=$?
     echo "$out" | grep -v '^# '
     PASS=$((PASS + $(echo "$out" | grep -c '^ok - ')))
@@ -31,6 +43,17 @@ for t in test_verbs test_rc test_retry test_stress; do
 done
 
 # ---- fidelity with rdma-core's own programs ----
+if [ "$MODE" = aarch64 ]; then
+    for check in "ibv_devices lists softverbs0" "ibv_devinfo -v shows softverbs0, its port and its GIDs" \
+        "SOFTVERBS_DISABLE=1 looks like a kernel without RDMA" "ibv_rc_pingpong polling" \
+        "ibv_rc_pingpong event mode -e" "ibv_rc_pingpong 4096-byte messages"; do
+        echo "excluded on aarch64 - $check (rdma-core's ibv_* tools here are x86-64 programs; they cannot load an aarch64 libibverbs.so.1)"
+    done
+    echo "$PASS passed, $FAIL failed"
+    [ $FAIL -eq 0 ] && [ $PASS -gt 0 ]
+    exit
+fi
+
 if ! command -v ibv_devinfo >/dev/null || ! command -v ibv_rc_pingpong >/dev/null; then
     not_ok "ibverbs-utils missing: apt-get install libibverbs-dev ibverbs-utils"
     echo "$PASS passed, $FAIL failed"

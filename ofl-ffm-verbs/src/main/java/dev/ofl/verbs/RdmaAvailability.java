@@ -7,7 +7,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Whether RDMA works in this process, decided once: native access for this module, the library
+ * Whether RDMA works in this process, decided once: an architecture whose struct layouts the
+ * binding knows ({@link dev.ofl.verbs.ffm.NativeArch}), native access for this module, the library
  * ({@link VerbsLibrary#configuredLibrary()}), kernel support and at least one device. When it does
  * not, {@link #unavailabilityCause()} says why and names the fix. Never throws on its own, never
  * crashes the JVM. Thread-safe.

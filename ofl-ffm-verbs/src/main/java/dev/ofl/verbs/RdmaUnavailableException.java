@@ -9,6 +9,11 @@ public final class RdmaUnavailableException extends VerbsException {
 
     /** Why RDMA is unavailable. */
     public enum Reason {
+        /**
+         * The JVM runs on a processor architecture whose libibverbs struct layouts the binding does
+         * not know (it knows x86-64 and aarch64; see {@link dev.ofl.verbs.ffm.NativeArch}).
+         */
+        UNSUPPORTED_ARCHITECTURE,
         /** The JVM does not grant this module native access. */
         NATIVE_ACCESS_DISABLED,
         /** libibverbs (or the configured stand-in) cannot be loaded. */

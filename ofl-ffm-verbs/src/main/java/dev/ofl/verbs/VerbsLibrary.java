@@ -1,5 +1,6 @@
 package dev.ofl.verbs;
 
+import dev.ofl.verbs.ffm.NativeArch;
 import dev.ofl.verbs.ffm.VerbsFunction;
 
 import java.lang.foreign.Arena;
@@ -81,11 +82,16 @@ public final class VerbsLibrary {
      *
      * @param library a file name searched like {@code dlopen} does, or a path (contains {@code /})
      * @return the loaded library
-     * @throws RdmaUnavailableException if native access is not enabled for this module, the library
-     *     cannot be loaded, or it lacks a required function
+     * @throws RdmaUnavailableException if the JVM runs on an architecture whose struct layouts the
+     *     binding does not know, native access is not enabled for this module, the library cannot be
+     *     loaded, or it lacks a required function
      */
     @SuppressWarnings("restricted")
     public static VerbsLibrary load(String library) {
+        RdmaUnavailableException unsupported = unsupportedArchitecture(NativeArch.osArch(), library);
+        if (unsupported != null) {
+            throw unsupported;
+        }
         Module module = VerbsLibrary.class.getModule();
         if (!module.isNativeAccessEnabled()) {
             throw nativeAccessDisabled(library, null);
@@ -118,6 +124,21 @@ public final class VerbsLibrary {
                             + "(or softverbs), not at another library", null);
         }
         return new VerbsLibrary(library, Map.copyOf(addresses));
+    }
+
+    /**
+     * Refuses an architecture without known layouts before any struct class is loaded, whose
+     * initialisation would otherwise fail with an {@link ExceptionInInitializerError}.
+     *
+     * @return the cause, or {@code null} when the binding knows {@code osArch}
+     */
+    static RdmaUnavailableException unsupportedArchitecture(String osArch, String library) {
+        if (NativeArch.fromOsArch(osArch).isPresent()) {
+            return null;
+        }
+        return new RdmaUnavailableException(RdmaUnavailableException.Reason.UNSUPPORTED_ARCHITECTURE, null,
+                VerbsException.NO_CODE, NativeArch.unsupportedMessage(osArch) + ", so " + library + " is not loaded",
+                "run the RDMA backend on x86-64 or aarch64 Linux, or use the TCP backend on this machine", null);
     }
 
     private static RdmaUnavailableException nativeAccessDisabled(String library, Throwable cause) {

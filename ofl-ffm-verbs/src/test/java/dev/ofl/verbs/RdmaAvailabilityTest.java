@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 class RdmaAvailabilityTest {
     private static Path realLibrary() {
         for (String candidate : List.of("/usr/lib/x86_64-linux-gnu/libibverbs.so.1", "/lib/x86_64-linux-gnu/libibverbs.so.1",
+                "/usr/lib/aarch64-linux-gnu/libibverbs.so.1", "/lib/aarch64-linux-gnu/libibverbs.so.1",
                 "/usr/lib64/libibverbs.so.1")) {
             if (Files.exists(Path.of(candidate))) {
                 return Path.of(candidate);
@@ -47,6 +48,19 @@ class RdmaAvailabilityTest {
         assertTrue(cause.getMessage().contains("ENOSYS (38, Function not implemented)"), cause.getMessage());
         assertTrue(cause.getMessage().contains("kernel has no RDMA support"), cause.getMessage());
         assertTrue(cause.getMessage().contains("-Dofl.verbs.library"), cause.getMessage());
+    }
+
+    @Test
+    void unknownArchitectureIsTheCauseNamingIt() {
+        RdmaUnavailableException cause = VerbsLibrary.unsupportedArchitecture("riscv64", "libibverbs.so.1");
+        assertNotNull(cause);
+        assertEquals(RdmaUnavailableException.Reason.UNSUPPORTED_ARCHITECTURE, cause.reason());
+        for (String needed : List.of("'riscv64'", "x86-64", "aarch64", "pthread_mutex_t", "libibverbs.so.1", "TCP backend")) {
+            assertTrue(cause.getMessage().contains(needed), "message lacks '" + needed + "': " + cause.getMessage());
+        }
+        for (String known : List.of("amd64", "x86_64", "aarch64")) {
+            assertEquals(null, VerbsLibrary.unsupportedArchitecture(known, "libibverbs.so.1"), known);
+        }
     }
 
     @Test

@@ -46,6 +46,7 @@ final class HumanReport {
 
     private static String headline(String reason) {
         return switch (reason) {
+            case "UNSUPPORTED_ARCHITECTURE" -> "the bindings have no libibverbs struct layouts for this processor architecture";
             case "NATIVE_ACCESS_DISABLED" -> "native access is not enabled, so libibverbs cannot be called";
             case "LIBRARY_MISSING" -> "the verbs library cannot be loaded";
             case "LIBRARY_INCOMPATIBLE" -> "the library is not a libibverbs the bindings can use";

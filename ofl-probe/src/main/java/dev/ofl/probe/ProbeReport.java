@@ -79,7 +79,7 @@ record ProbeReport(String library, Outcome outcome, int exitStatus, List<DeviceV
                 case NO_DEVICE -> NO_DEVICE;
                 case LIBRARY_MISSING -> LIBRARY_MISSING;
                 case KERNEL_WITHOUT_RDMA -> KERNEL_WITHOUT_RDMA;
-                case NATIVE_ACCESS_DISABLED, LIBRARY_INCOMPATIBLE, DEVICE_LIST_FAILED -> FAILURE;
+                case UNSUPPORTED_ARCHITECTURE, NATIVE_ACCESS_DISABLED, LIBRARY_INCOMPATIBLE, DEVICE_LIST_FAILED -> FAILURE;
             };
         }
     }

@@ -5,7 +5,9 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 /**
- * The C types of {@code <infiniband/verbs.h>} on x86-64 Linux (LP64), as value layouts.
+ * The C types of {@code <infiniband/verbs.h>} on 64-bit Linux (LP64: x86-64 and aarch64 alike), as
+ * value layouts. The one type whose size differs between them, {@code pthread_mutex_t}, is
+ * {@link NativeArch#pthreadMutexLayout()}.
  *
  * <p>{@code C_*} layouts are in native byte order and natural alignment, as the C compiler lays
  * them out. {@code BE_*} layouts are big-endian, for the {@code __be32} and {@code __be64} members

@@ -8,10 +8,10 @@ import java.lang.foreign.SegmentAllocator;
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 
 /**
- * {@code struct ibv_context} from {@code <infiniband/verbs.h>} (rdma-core 44, x86-64):
- * 328 bytes, aligned to 8. An open device. The {@code ops} table holds the data-path function
- * pointers that the {@code static inline} verbs ({@code ibv_post_send}, {@code ibv_post_recv},
- * {@code ibv_poll_cq}, {@code ibv_req_notify_cq}) call.
+ * {@code struct ibv_context} from {@code <infiniband/verbs.h>} (rdma-core 44): 328 bytes on
+ * x86-64, 336 on aarch64, aligned to 8. An open device. The {@code ops} table holds the data-path
+ * function pointers that the {@code static inline} verbs ({@code ibv_post_send},
+ * {@code ibv_post_recv}, {@code ibv_poll_cq}, {@code ibv_req_notify_cq}) call.
  *
  * <pre>{@code
  * struct ibv_context {
@@ -53,10 +53,16 @@ import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
  *     int cmd_fd;                             // 264
  *     int async_fd;                           // 268
  *     int num_comp_vectors;                   // 272
- *     pthread_mutex_t mutex;                  // 280, 40 bytes
- *     void * abi_compat;                      // 320
+ *     pthread_mutex_t mutex;                  // 280, 40 bytes (aarch64: 48)
+ *     void * abi_compat;                      // 320 (aarch64: 328)
  * };
  * }</pre>
+ *
+ * <p>The layout is that of {@link NativeArch#current()}, chosen when this class loads: glibc's
+ * {@code pthread_mutex_t} is 40 bytes on x86-64 and 48 on aarch64, so the members after it move.
+ * {@link #layout(NativeArch)} builds it for either architecture. On any other architecture this
+ * class fails to initialise with a cause naming it; {@code RdmaAvailability} reports that as the
+ * unavailability cause before any struct class is used.
  *
  * <p>Shaped as jextract generates it: {@link #$LAYOUT()} with named members and explicit
  * padding, {@code *_OFFSET} constants taken from that layout, and static accessors that read or
@@ -68,49 +74,62 @@ import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
  */
 public final class ibv_context {
 
-    private static final GroupLayout $LAYOUT = MemoryLayout.structLayout(
-        VerbsTypes.C_POINTER.withName("device"),
-        MemoryLayout.structLayout(
-            VerbsTypes.C_POINTER.withName("_compat_query_device"),
-            VerbsTypes.C_POINTER.withName("_compat_query_port"),
-            VerbsTypes.C_POINTER.withName("_compat_alloc_pd"),
-            VerbsTypes.C_POINTER.withName("_compat_dealloc_pd"),
-            VerbsTypes.C_POINTER.withName("_compat_reg_mr"),
-            VerbsTypes.C_POINTER.withName("_compat_rereg_mr"),
-            VerbsTypes.C_POINTER.withName("_compat_dereg_mr"),
-            VerbsTypes.C_POINTER.withName("alloc_mw"),
-            VerbsTypes.C_POINTER.withName("bind_mw"),
-            VerbsTypes.C_POINTER.withName("dealloc_mw"),
-            VerbsTypes.C_POINTER.withName("_compat_create_cq"),
-            VerbsTypes.C_POINTER.withName("poll_cq"),
-            VerbsTypes.C_POINTER.withName("req_notify_cq"),
-            VerbsTypes.C_POINTER.withName("_compat_cq_event"),
-            VerbsTypes.C_POINTER.withName("_compat_resize_cq"),
-            VerbsTypes.C_POINTER.withName("_compat_destroy_cq"),
-            VerbsTypes.C_POINTER.withName("_compat_create_srq"),
-            VerbsTypes.C_POINTER.withName("_compat_modify_srq"),
-            VerbsTypes.C_POINTER.withName("_compat_query_srq"),
-            VerbsTypes.C_POINTER.withName("_compat_destroy_srq"),
-            VerbsTypes.C_POINTER.withName("post_srq_recv"),
-            VerbsTypes.C_POINTER.withName("_compat_create_qp"),
-            VerbsTypes.C_POINTER.withName("_compat_query_qp"),
-            VerbsTypes.C_POINTER.withName("_compat_modify_qp"),
-            VerbsTypes.C_POINTER.withName("_compat_destroy_qp"),
-            VerbsTypes.C_POINTER.withName("post_send"),
-            VerbsTypes.C_POINTER.withName("post_recv"),
-            VerbsTypes.C_POINTER.withName("_compat_create_ah"),
-            VerbsTypes.C_POINTER.withName("_compat_destroy_ah"),
-            VerbsTypes.C_POINTER.withName("_compat_attach_mcast"),
-            VerbsTypes.C_POINTER.withName("_compat_detach_mcast"),
-            VerbsTypes.C_POINTER.withName("_compat_async_event")
+    private static final GroupLayout $LAYOUT = layout(NativeArch.current());
+
+    private static final long MUTEX_BYTES = $LAYOUT.select(groupElement("mutex")).byteSize();
+
+    /**
+     * Builds the layout of {@code struct ibv_context} on an architecture; {@link #$LAYOUT()} is the
+     * one for this JVM's.
+     *
+     * @param arch the architecture, whose {@code pthread_mutex_t} size is the one input that varies
+     * @return the layout
+     */
+    public static GroupLayout layout(NativeArch arch) {
+        return MemoryLayout.structLayout(
+            VerbsTypes.C_POINTER.withName("device"),
+            MemoryLayout.structLayout(
+                VerbsTypes.C_POINTER.withName("_compat_query_device"),
+                VerbsTypes.C_POINTER.withName("_compat_query_port"),
+                VerbsTypes.C_POINTER.withName("_compat_alloc_pd"),
+                VerbsTypes.C_POINTER.withName("_compat_dealloc_pd"),
+                VerbsTypes.C_POINTER.withName("_compat_reg_mr"),
+                VerbsTypes.C_POINTER.withName("_compat_rereg_mr"),
+                VerbsTypes.C_POINTER.withName("_compat_dereg_mr"),
+                VerbsTypes.C_POINTER.withName("alloc_mw"),
+                VerbsTypes.C_POINTER.withName("bind_mw"),
+                VerbsTypes.C_POINTER.withName("dealloc_mw"),
+                VerbsTypes.C_POINTER.withName("_compat_create_cq"),
+                VerbsTypes.C_POINTER.withName("poll_cq"),
+                VerbsTypes.C_POINTER.withName("req_notify_cq"),
+                VerbsTypes.C_POINTER.withName("_compat_cq_event"),
+                VerbsTypes.C_POINTER.withName("_compat_resize_cq"),
+                VerbsTypes.C_POINTER.withName("_compat_destroy_cq"),
+                VerbsTypes.C_POINTER.withName("_compat_create_srq"),
+                VerbsTypes.C_POINTER.withName("_compat_modify_srq"),
+                VerbsTypes.C_POINTER.withName("_compat_query_srq"),
+                VerbsTypes.C_POINTER.withName("_compat_destroy_srq"),
+                VerbsTypes.C_POINTER.withName("post_srq_recv"),
+                VerbsTypes.C_POINTER.withName("_compat_create_qp"),
+                VerbsTypes.C_POINTER.withName("_compat_query_qp"),
+                VerbsTypes.C_POINTER.withName("_compat_modify_qp"),
+                VerbsTypes.C_POINTER.withName("_compat_destroy_qp"),
+                VerbsTypes.C_POINTER.withName("post_send"),
+                VerbsTypes.C_POINTER.withName("post_recv"),
+                VerbsTypes.C_POINTER.withName("_compat_create_ah"),
+                VerbsTypes.C_POINTER.withName("_compat_destroy_ah"),
+                VerbsTypes.C_POINTER.withName("_compat_attach_mcast"),
+                VerbsTypes.C_POINTER.withName("_compat_detach_mcast"),
+                VerbsTypes.C_POINTER.withName("_compat_async_event")
         ).withName("ops"),
         VerbsTypes.C_INT.withName("cmd_fd"),
         VerbsTypes.C_INT.withName("async_fd"),
         VerbsTypes.C_INT.withName("num_comp_vectors"),
         MemoryLayout.paddingLayout(4),
-        MemoryLayout.sequenceLayout(5, VerbsTypes.C_UINT64).withName("mutex"),
+        arch.pthreadMutexLayout().withName("mutex"),
         VerbsTypes.C_POINTER.withName("abi_compat")
-    ).withName("ibv_context");
+        ).withName("ibv_context");
+    }
 
     /** Byte offset of {@code device} (0). */
     public static final long DEVICE_OFFSET = $LAYOUT.byteOffset(groupElement("device"));
@@ -226,7 +245,7 @@ public final class ibv_context {
     /** Byte offset of {@code mutex} (280). */
     public static final long MUTEX_OFFSET = $LAYOUT.byteOffset(groupElement("mutex"));
 
-    /** Byte offset of {@code abi_compat} (320). */
+    /** Byte offset of {@code abi_compat} (320 on x86-64, 328 on aarch64). */
     public static final long ABI_COMPAT_OFFSET = $LAYOUT.byteOffset(groupElement("abi_compat"));
 
     private ibv_context() {
@@ -235,7 +254,7 @@ public final class ibv_context {
     /**
      * Returns the layout of {@code struct ibv_context}.
      *
-     * @return the layout, 328 bytes
+     * @return the layout, 328 bytes on x86-64, 336 on aarch64
      */
     public static GroupLayout $LAYOUT() {
         return $LAYOUT;
@@ -244,7 +263,7 @@ public final class ibv_context {
     /**
      * Returns the size of {@code struct ibv_context}.
      *
-     * @return 328
+     * @return 328 on x86-64, 336 on aarch64
      */
     public static long sizeof() {
         return $LAYOUT.byteSize();
@@ -1038,20 +1057,21 @@ public final class ibv_context {
      * Returns {@code mutex} as a slice of the struct segment.
      *
      * @param struct the struct segment
-     * @return a 40-byte slice
+     * @return a slice of {@link NativeArch#pthreadMutexBytes()} bytes (40 on x86-64, 48 on aarch64)
      */
     public static MemorySegment mutex(MemorySegment struct) {
-        return struct.asSlice(MUTEX_OFFSET, 40);
+        return struct.asSlice(MUTEX_OFFSET, MUTEX_BYTES);
     }
 
     /**
-     * Copies 40 bytes into {@code mutex}.
+     * Copies {@link NativeArch#pthreadMutexBytes()} bytes (40 on x86-64, 48 on aarch64) into
+     * {@code mutex}.
      *
      * @param struct the struct segment
      * @param fieldValue the bytes to copy
      */
     public static void mutex(MemorySegment struct, MemorySegment fieldValue) {
-        MemorySegment.copy(fieldValue, 0L, struct, MUTEX_OFFSET, 40);
+        MemorySegment.copy(fieldValue, 0L, struct, MUTEX_OFFSET, MUTEX_BYTES);
     }
 
     /**

@@ -8,8 +8,8 @@ import java.lang.foreign.SegmentAllocator;
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 
 /**
- * {@code struct ibv_cq} from {@code <infiniband/verbs.h>} (rdma-core 44, x86-64):
- * 128 bytes, aligned to 8. A completion queue; {@code context} selects the {@code poll_cq} and
+ * {@code struct ibv_cq} from {@code <infiniband/verbs.h>} (rdma-core 44): 128 bytes on x86-64,
+ * 136 on aarch64, aligned to 8. A completion queue; {@code context} selects the {@code poll_cq} and
  * {@code req_notify_cq} pointers.
  *
  * <pre>{@code
@@ -19,12 +19,18 @@ import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
  *     void * cq_context;                      // 16
  *     uint32_t handle;                        // 24
  *     int cqe;                                // 28
- *     pthread_mutex_t mutex;                  // 32, 40 bytes
- *     pthread_cond_t cond;                    // 72, 48 bytes
- *     uint32_t comp_events_completed;         // 120
- *     uint32_t async_events_completed;        // 124
+ *     pthread_mutex_t mutex;                  // 32, 40 bytes (aarch64: 48)
+ *     pthread_cond_t cond;                    // 72, 48 bytes (aarch64: 80)
+ *     uint32_t comp_events_completed;         // 120 (aarch64: 128)
+ *     uint32_t async_events_completed;        // 124 (aarch64: 132)
  * };
  * }</pre>
+ *
+ * <p>The layout is that of {@link NativeArch#current()}, chosen when this class loads: glibc's
+ * {@code pthread_mutex_t} is 40 bytes on x86-64 and 48 on aarch64, so the members after it move.
+ * {@link #layout(NativeArch)} builds it for either architecture. On any other architecture this
+ * class fails to initialise with a cause naming it; {@code RdmaAvailability} reports that as the
+ * unavailability cause before any struct class is used.
  *
  * <p>Shaped as jextract generates it: {@link #$LAYOUT()} with named members and explicit
  * padding, {@code *_OFFSET} constants taken from that layout, and static accessors that read or
@@ -36,17 +42,30 @@ import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
  */
 public final class ibv_cq {
 
-    private static final GroupLayout $LAYOUT = MemoryLayout.structLayout(
-        VerbsTypes.C_POINTER.withName("context"),
-        VerbsTypes.C_POINTER.withName("channel"),
-        VerbsTypes.C_POINTER.withName("cq_context"),
-        VerbsTypes.C_UINT32.withName("handle"),
-        VerbsTypes.C_INT.withName("cqe"),
-        MemoryLayout.sequenceLayout(5, VerbsTypes.C_UINT64).withName("mutex"),
-        MemoryLayout.sequenceLayout(6, VerbsTypes.C_UINT64).withName("cond"),
-        VerbsTypes.C_UINT32.withName("comp_events_completed"),
-        VerbsTypes.C_UINT32.withName("async_events_completed")
-    ).withName("ibv_cq");
+    private static final GroupLayout $LAYOUT = layout(NativeArch.current());
+
+    private static final long MUTEX_BYTES = $LAYOUT.select(groupElement("mutex")).byteSize();
+
+    /**
+     * Builds the layout of {@code struct ibv_cq} on an architecture; {@link #$LAYOUT()} is the
+     * one for this JVM's.
+     *
+     * @param arch the architecture, whose {@code pthread_mutex_t} size is the one input that varies
+     * @return the layout
+     */
+    public static GroupLayout layout(NativeArch arch) {
+        return MemoryLayout.structLayout(
+            VerbsTypes.C_POINTER.withName("context"),
+            VerbsTypes.C_POINTER.withName("channel"),
+            VerbsTypes.C_POINTER.withName("cq_context"),
+            VerbsTypes.C_UINT32.withName("handle"),
+            VerbsTypes.C_INT.withName("cqe"),
+            arch.pthreadMutexLayout().withName("mutex"),
+            MemoryLayout.sequenceLayout(6, VerbsTypes.C_UINT64).withName("cond"),
+            VerbsTypes.C_UINT32.withName("comp_events_completed"),
+            VerbsTypes.C_UINT32.withName("async_events_completed")
+        ).withName("ibv_cq");
+    }
 
     /** Byte offset of {@code context} (0). */
     public static final long CONTEXT_OFFSET = $LAYOUT.byteOffset(groupElement("context"));
@@ -66,13 +85,13 @@ public final class ibv_cq {
     /** Byte offset of {@code mutex} (32). */
     public static final long MUTEX_OFFSET = $LAYOUT.byteOffset(groupElement("mutex"));
 
-    /** Byte offset of {@code cond} (72). */
+    /** Byte offset of {@code cond} (72 on x86-64, 80 on aarch64). */
     public static final long COND_OFFSET = $LAYOUT.byteOffset(groupElement("cond"));
 
-    /** Byte offset of {@code comp_events_completed} (120). */
+    /** Byte offset of {@code comp_events_completed} (120 on x86-64, 128 on aarch64). */
     public static final long COMP_EVENTS_COMPLETED_OFFSET = $LAYOUT.byteOffset(groupElement("comp_events_completed"));
 
-    /** Byte offset of {@code async_events_completed} (124). */
+    /** Byte offset of {@code async_events_completed} (124 on x86-64, 132 on aarch64). */
     public static final long ASYNC_EVENTS_COMPLETED_OFFSET = $LAYOUT.byteOffset(groupElement("async_events_completed"));
 
     private ibv_cq() {
@@ -81,7 +100,7 @@ public final class ibv_cq {
     /**
      * Returns the layout of {@code struct ibv_cq}.
      *
-     * @return the layout, 128 bytes
+     * @return the layout, 128 bytes on x86-64, 136 on aarch64
      */
     public static GroupLayout $LAYOUT() {
         return $LAYOUT;
@@ -90,7 +109,7 @@ public final class ibv_cq {
     /**
      * Returns the size of {@code struct ibv_cq}.
      *
-     * @return 128
+     * @return 128 on x86-64, 136 on aarch64
      */
     public static long sizeof() {
         return $LAYOUT.byteSize();
@@ -244,20 +263,21 @@ public final class ibv_cq {
      * Returns {@code mutex} as a slice of the struct segment.
      *
      * @param struct the struct segment
-     * @return a 40-byte slice
+     * @return a slice of {@link NativeArch#pthreadMutexBytes()} bytes (40 on x86-64, 48 on aarch64)
      */
     public static MemorySegment mutex(MemorySegment struct) {
-        return struct.asSlice(MUTEX_OFFSET, 40);
+        return struct.asSlice(MUTEX_OFFSET, MUTEX_BYTES);
     }
 
     /**
-     * Copies 40 bytes into {@code mutex}.
+     * Copies {@link NativeArch#pthreadMutexBytes()} bytes (40 on x86-64, 48 on aarch64) into
+     * {@code mutex}.
      *
      * @param struct the struct segment
      * @param fieldValue the bytes to copy
      */
     public static void mutex(MemorySegment struct, MemorySegment fieldValue) {
-        MemorySegment.copy(fieldValue, 0L, struct, MUTEX_OFFSET, 40);
+        MemorySegment.copy(fieldValue, 0L, struct, MUTEX_OFFSET, MUTEX_BYTES);
     }
 
     /**

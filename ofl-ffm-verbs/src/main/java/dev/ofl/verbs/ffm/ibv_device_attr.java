@@ -8,7 +8,7 @@ import java.lang.foreign.SegmentAllocator;
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 
 /**
- * {@code struct ibv_device_attr} from {@code <infiniband/verbs.h>} (rdma-core 44, x86-64):
+ * {@code struct ibv_device_attr} from {@code <infiniband/verbs.h>} (rdma-core 44, x86-64 and aarch64 alike):
  * 232 bytes, aligned to 8. Device attributes filled by {@code ibv_query_device}.
  *
  * <pre>{@code

@@ -8,7 +8,7 @@ import java.lang.foreign.SegmentAllocator;
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 
 /**
- * {@code union ibv_gid} from {@code <infiniband/verbs.h>} (rdma-core 44, x86-64):
+ * {@code union ibv_gid} from {@code <infiniband/verbs.h>} (rdma-core 44, x86-64 and aarch64 alike):
  * 16 bytes, aligned to 8. A GID: 16 raw bytes in network order, or two big-endian 64-bit halves.
  *
  * <pre>{@code

@@ -8,7 +8,7 @@ import java.lang.foreign.SegmentAllocator;
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 
 /**
- * {@code struct ibv_gid_entry} from {@code <infiniband/verbs.h>} (rdma-core 44, x86-64):
+ * {@code struct ibv_gid_entry} from {@code <infiniband/verbs.h>} (rdma-core 44, x86-64 and aarch64 alike):
  * 32 bytes, aligned to 8. One valid GID table entry, as returned by {@code _ibv_query_gid_ex} and
  * {@code _ibv_query_gid_table}.
  *

@@ -8,7 +8,7 @@ import java.lang.foreign.SegmentAllocator;
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 
 /**
- * {@code struct ibv_global_route} from {@code <infiniband/verbs.h>} (rdma-core 44, x86-64):
+ * {@code struct ibv_global_route} from {@code <infiniband/verbs.h>} (rdma-core 44, x86-64 and aarch64 alike):
  * 24 bytes, aligned to 8. The global routing header of an address vector (mandatory on RoCE).
  *
  * <pre>{@code

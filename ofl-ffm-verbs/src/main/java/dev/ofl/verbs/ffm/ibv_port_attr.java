@@ -8,7 +8,7 @@ import java.lang.foreign.SegmentAllocator;
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 
 /**
- * {@code struct ibv_port_attr} from {@code <infiniband/verbs.h>} (rdma-core 44, x86-64):
+ * {@code struct ibv_port_attr} from {@code <infiniband/verbs.h>} (rdma-core 44, x86-64 and aarch64 alike):
  * 52 bytes, aligned to 4. Port attributes. The exported {@code ibv_query_port@@IBVERBS_1.1} writes
  * only the first {@link #EXPORTED_QUERY_PORT_BYTES} bytes (its {@code struct
  * _compat_ibv_port_attr}); {@code port_cap_flags2} is only filled through the {@code

@@ -8,8 +8,8 @@ import java.lang.foreign.SegmentAllocator;
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 
 /**
- * {@code struct ibv_qp} from {@code <infiniband/verbs.h>} (rdma-core 44, x86-64):
- * 160 bytes, aligned to 8. A queue pair; {@code context} selects the {@code post_send} and {@code
+ * {@code struct ibv_qp} from {@code <infiniband/verbs.h>} (rdma-core 44): 160 bytes on x86-64,
+ * 168 on aarch64, aligned to 8. A queue pair; {@code context} selects the {@code post_send} and {@code
  * post_recv} pointers. The library updates {@code state} in {@code ibv_modify_qp} and {@code
  * ibv_query_qp}.
  *
@@ -25,11 +25,17 @@ import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
  *     uint32_t qp_num;                        // 52
  *     enum ibv_qp_state state;                // 56
  *     enum ibv_qp_type qp_type;               // 60
- *     pthread_mutex_t mutex;                  // 64, 40 bytes
- *     pthread_cond_t cond;                    // 104, 48 bytes
- *     uint32_t events_completed;              // 152
+ *     pthread_mutex_t mutex;                  // 64, 40 bytes (aarch64: 48)
+ *     pthread_cond_t cond;                    // 104, 48 bytes (aarch64: 112)
+ *     uint32_t events_completed;              // 152 (aarch64: 160)
  * };
  * }</pre>
+ *
+ * <p>The layout is that of {@link NativeArch#current()}, chosen when this class loads: glibc's
+ * {@code pthread_mutex_t} is 40 bytes on x86-64 and 48 on aarch64, so the members after it move.
+ * {@link #layout(NativeArch)} builds it for either architecture. On any other architecture this
+ * class fails to initialise with a cause naming it; {@code RdmaAvailability} reports that as the
+ * unavailability cause before any struct class is used.
  *
  * <p>Shaped as jextract generates it: {@link #$LAYOUT()} with named members and explicit
  * padding, {@code *_OFFSET} constants taken from that layout, and static accessors that read or
@@ -41,22 +47,35 @@ import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
  */
 public final class ibv_qp {
 
-    private static final GroupLayout $LAYOUT = MemoryLayout.structLayout(
-        VerbsTypes.C_POINTER.withName("context"),
-        VerbsTypes.C_POINTER.withName("qp_context"),
-        VerbsTypes.C_POINTER.withName("pd"),
-        VerbsTypes.C_POINTER.withName("send_cq"),
-        VerbsTypes.C_POINTER.withName("recv_cq"),
-        VerbsTypes.C_POINTER.withName("srq"),
-        VerbsTypes.C_UINT32.withName("handle"),
-        VerbsTypes.C_UINT32.withName("qp_num"),
-        VerbsTypes.C_INT.withName("state"),
-        VerbsTypes.C_INT.withName("qp_type"),
-        MemoryLayout.sequenceLayout(5, VerbsTypes.C_UINT64).withName("mutex"),
-        MemoryLayout.sequenceLayout(6, VerbsTypes.C_UINT64).withName("cond"),
-        VerbsTypes.C_UINT32.withName("events_completed"),
-        MemoryLayout.paddingLayout(4)
-    ).withName("ibv_qp");
+    private static final GroupLayout $LAYOUT = layout(NativeArch.current());
+
+    private static final long MUTEX_BYTES = $LAYOUT.select(groupElement("mutex")).byteSize();
+
+    /**
+     * Builds the layout of {@code struct ibv_qp} on an architecture; {@link #$LAYOUT()} is the
+     * one for this JVM's.
+     *
+     * @param arch the architecture, whose {@code pthread_mutex_t} size is the one input that varies
+     * @return the layout
+     */
+    public static GroupLayout layout(NativeArch arch) {
+        return MemoryLayout.structLayout(
+            VerbsTypes.C_POINTER.withName("context"),
+            VerbsTypes.C_POINTER.withName("qp_context"),
+            VerbsTypes.C_POINTER.withName("pd"),
+            VerbsTypes.C_POINTER.withName("send_cq"),
+            VerbsTypes.C_POINTER.withName("recv_cq"),
+            VerbsTypes.C_POINTER.withName("srq"),
+            VerbsTypes.C_UINT32.withName("handle"),
+            VerbsTypes.C_UINT32.withName("qp_num"),
+            VerbsTypes.C_INT.withName("state"),
+            VerbsTypes.C_INT.withName("qp_type"),
+            arch.pthreadMutexLayout().withName("mutex"),
+            MemoryLayout.sequenceLayout(6, VerbsTypes.C_UINT64).withName("cond"),
+            VerbsTypes.C_UINT32.withName("events_completed"),
+            MemoryLayout.paddingLayout(4)
+        ).withName("ibv_qp");
+    }
 
     /** Byte offset of {@code context} (0). */
     public static final long CONTEXT_OFFSET = $LAYOUT.byteOffset(groupElement("context"));
@@ -91,10 +110,10 @@ public final class ibv_qp {
     /** Byte offset of {@code mutex} (64). */
     public static final long MUTEX_OFFSET = $LAYOUT.byteOffset(groupElement("mutex"));
 
-    /** Byte offset of {@code cond} (104). */
+    /** Byte offset of {@code cond} (104 on x86-64, 112 on aarch64). */
     public static final long COND_OFFSET = $LAYOUT.byteOffset(groupElement("cond"));
 
-    /** Byte offset of {@code events_completed} (152). */
+    /** Byte offset of {@code events_completed} (152 on x86-64, 160 on aarch64). */
     public static final long EVENTS_COMPLETED_OFFSET = $LAYOUT.byteOffset(groupElement("events_completed"));
 
     private ibv_qp() {
@@ -103,7 +122,7 @@ public final class ibv_qp {
     /**
      * Returns the layout of {@code struct ibv_qp}.
      *
-     * @return the layout, 160 bytes
+     * @return the layout, 160 bytes on x86-64, 168 on aarch64
      */
     public static GroupLayout $LAYOUT() {
         return $LAYOUT;
@@ -112,7 +131,7 @@ public final class ibv_qp {
     /**
      * Returns the size of {@code struct ibv_qp}.
      *
-     * @return 160
+     * @return 160 on x86-64, 168 on aarch64
      */
     public static long sizeof() {
         return $LAYOUT.byteSize();
@@ -366,20 +385,21 @@ public final class ibv_qp {
      * Returns {@code mutex} as a slice of the struct segment.
      *
      * @param struct the struct segment
-     * @return a 40-byte slice
+     * @return a slice of {@link NativeArch#pthreadMutexBytes()} bytes (40 on x86-64, 48 on aarch64)
      */
     public static MemorySegment mutex(MemorySegment struct) {
-        return struct.asSlice(MUTEX_OFFSET, 40);
+        return struct.asSlice(MUTEX_OFFSET, MUTEX_BYTES);
     }
 
     /**
-     * Copies 40 bytes into {@code mutex}.
+     * Copies {@link NativeArch#pthreadMutexBytes()} bytes (40 on x86-64, 48 on aarch64) into
+     * {@code mutex}.
      *
      * @param struct the struct segment
      * @param fieldValue the bytes to copy
      */
     public static void mutex(MemorySegment struct, MemorySegment fieldValue) {
-        MemorySegment.copy(fieldValue, 0L, struct, MUTEX_OFFSET, 40);
+        MemorySegment.copy(fieldValue, 0L, struct, MUTEX_OFFSET, MUTEX_BYTES);
     }
 
     /**

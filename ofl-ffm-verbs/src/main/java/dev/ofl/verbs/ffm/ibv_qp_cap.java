@@ -8,7 +8,7 @@ import java.lang.foreign.SegmentAllocator;
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 
 /**
- * {@code struct ibv_qp_cap} from {@code <infiniband/verbs.h>} (rdma-core 44, x86-64):
+ * {@code struct ibv_qp_cap} from {@code <infiniband/verbs.h>} (rdma-core 44, x86-64 and aarch64 alike):
  * 20 bytes, aligned to 4. Queue pair capacities (requested at creation, actual afterwards).
  *
  * <pre>{@code

@@ -8,7 +8,7 @@ import java.lang.foreign.SegmentAllocator;
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 
 /**
- * {@code struct ibv_wc} from {@code <infiniband/verbs.h>} (rdma-core 44, x86-64):
+ * {@code struct ibv_wc} from {@code <infiniband/verbs.h>} (rdma-core 44, x86-64 and aarch64 alike):
  * 48 bytes, aligned to 8. A work completion written by {@code poll_cq}. {@code imm_data} is valid
  * when {@code wc_flags} has {@code IBV_WC_WITH_IMM}; it is carried in network byte order and the
  * accessor returns the logical value.
