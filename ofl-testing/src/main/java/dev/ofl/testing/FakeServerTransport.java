@@ -1,0 +1,203 @@
+package dev.ofl.testing;
+
+import dev.ofl.api.Limits;
+import dev.ofl.api.ServerConfig;
+import dev.ofl.api.spi.LivenessWatcher;
+import dev.ofl.api.spi.RangeCursor;
+import dev.ofl.api.spi.ServerTransport;
+import dev.ofl.api.wire.Bootstrap;
+import dev.ofl.api.wire.MessageHeader;
+import dev.ofl.api.wire.MessageType;
+import dev.ofl.api.wire.ProtocolException;
+import dev.ofl.api.wire.RefusalCode;
+import dev.ofl.api.wire.TransportKind;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.channels.SocketChannel;
+
+/**
+ * The fake server transport: takes requests from the {@link FakeLink}, writes response pieces
+ * into the client's memory cut at range boundaries (as RDMA WRITEs would be), then queues the
+ * completion header, with the faults of its service applied.
+ *
+ * <p>Memory: the receive slots and the staging area belong to a confined arena of the
+ * connection's thread, allocated by {@link #accept} and freed by {@link #close()}.
+ */
+final class FakeServerTransport implements ServerTransport {
+    private static final int PIECE_BYTES = 16 << 10;
+    private static final int WAIT_MS = 50;
+
+    private final ServerConfig config;
+    private final SocketChannel channel;
+    private final MessageHeader out = new MessageHeader();
+    private FakeLink link;
+    private Arena arena;
+    private MemorySegment[] slots;
+    private MemorySegment staging;
+    private int nextSlot;
+    private int requestLength;
+    private volatile boolean closing;
+
+    FakeServerTransport(ServerConfig config, SocketChannel channel) {
+        this.config = config;
+        this.channel = channel;
+    }
+
+    @Override
+    public int kind() {
+        return TransportKind.IN_PROCESS;
+    }
+
+    @Override
+    public Bootstrap.Endpoint accept(Bootstrap.Endpoint hello) {
+        FakeLink found = FakeLink.find(hello.qpn());
+        if (found == null) {
+            throw new IllegalStateException("no fake link " + hello.qpn() + " in this process: the fake backend "
+                    + "connects clients and servers of one JVM only");
+        }
+        Limits limits = hello.limits();
+        Arena a = Arena.ofConfined();
+        try {
+            slots = new MemorySegment[limits.maxInFlight()];
+            long slotBytes = MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges());
+            for (int i = 0; i < slots.length; i++) {
+                slots[i] = a.allocate(slotBytes, 64);
+            }
+            staging = a.allocate(Math.max(1, limits.maxResponseBytes()), 64);
+        } catch (RuntimeException | Error e) {
+            a.close();
+            throw e;
+        }
+        arena = a;
+        link = found;
+        return new Bootstrap.Endpoint(RefusalCode.ACCEPTED, TransportKind.IN_PROCESS, config.serviceName(), limits,
+                found.id, 0, null, 0, 0, 0, "", null);
+    }
+
+    @Override
+    public void start() throws IOException {
+        FakeLink l = link;
+        LivenessWatcher.shared().watch(channel, l::loseClient);
+    }
+
+    @Override
+    public int receiveSlots() {
+        return slots.length;
+    }
+
+    @Override
+    public int pieceBytes() {
+        return PIECE_BYTES;
+    }
+
+    @Override
+    public MemorySegment staging() {
+        return staging;
+    }
+
+    @Override
+    public int nextRequest() throws IOException {
+        while (true) {
+            if (closing) {
+                throw new IOException("the server is closing");
+            }
+            String loss = link.serverLoss();
+            if (loss != null) {
+                throw new java.io.EOFException(loss);
+            }
+            byte[] message;
+            try {
+                message = link.takeRequest(WAIT_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted", e);
+            }
+            if (message != null) {
+                int slot = nextSlot;
+                nextSlot = (nextSlot + 1) % slots.length;
+                requestLength = message.length;
+                MemorySegment target = slots[slot];
+                if (message.length > target.byteSize()) {
+                    throw new IOException("a request of " + message.length + " bytes exceeds the receive slot");
+                }
+                MemorySegment.copy(message, 0, target, ValueLayout.JAVA_BYTE, 0, message.length);
+                return slot;
+            }
+        }
+    }
+
+    @Override
+    public MemorySegment message(int slot) {
+        return slots[slot];
+    }
+
+    @Override
+    public void completeRequest(int slot, long length) throws ProtocolException {
+        if (length != requestLength) {
+            throw new ProtocolException("request byte length", requestLength,
+                    "the header describes a message of " + length + " bytes");
+        }
+    }
+
+    @Override
+    public void releaseRequest(int slot) {
+    }
+
+    @Override
+    public void sendPiece(long sequence, long from, long to, RangeCursor ranges) throws IOException {
+        if (link.faults.takeBreakBeforePiece()) {
+            link.breakServer();
+            throw new IOException("the connection broke in the middle of a response: injected by "
+                    + "FakeFaults.breakAfterPieces");
+        }
+        long at = from;
+        while (at < to) {
+            long chunk = ranges.chunk(to - at);
+            if (!link.write(staging, at, ranges.key(), ranges.position(), chunk)) {
+                throw new IOException("a response write was not accepted: the client's side of the link is broken");
+            }
+            ranges.advance(chunk);
+            at += chunk;
+        }
+    }
+
+    @Override
+    public void sendEnd(long sequence, long from, long to, int wireStatus, int handlerStatus, long responseLength,
+            RangeCursor ranges) throws IOException {
+        if (to > from) {
+            sendPiece(sequence, from, to, ranges);
+        }
+        byte[] completion = new byte[MessageHeader.LENGTH];
+        out.wrap(MemorySegment.ofArray(completion), 0).reset(MessageType.RESPONSE, sequence)
+                .status(wireStatus)
+                .handlerStatus(handlerStatus)
+                .responseLength(responseLength);
+        link.faults.corrupt(out);
+        if (link.faults.takeDrop()) {
+            return;
+        }
+        if (!link.complete(completion, System.nanoTime() + link.faults.responseDelayNs())) {
+            throw new IOException("the completion was not accepted: the client's side of the link is broken");
+        }
+    }
+
+    @Override
+    public void breakConnection() {
+        closing = true;
+        FakeLink l = link;
+        if (l != null) {
+            l.breakServer();
+        }
+    }
+
+    @Override
+    public boolean close() {
+        if (arena != null) {
+            arena.close();
+            arena = null;
+        }
+        return true;
+    }
+}
