@@ -13,12 +13,15 @@
  * <p>This module calls native code: grant it access with
  * {@code --enable-native-access=dev.ofl.verbs} (or {@code ALL-UNNAMED} on the class path).
  */
+// "module": the probe is not observable when this module compiles; the export names it anyway.
+@SuppressWarnings("module")
 module dev.ofl.verbs {
     requires dev.ofl.api;
     requires org.slf4j;
 
     exports dev.ofl.verbs;
-    exports dev.ofl.verbs.ffm;
+    // The raw binding is for the layer that owns native objects; the probe reads its constants.
+    exports dev.ofl.verbs.ffm to dev.ofl.probe;
 
     provides dev.ofl.api.spi.OflBackend with dev.ofl.verbs.rdma.RdmaBackend;
 }

@@ -170,7 +170,7 @@ public final class VerbsLibrary {
      * @param function the function
      * @return true if its address is known
      */
-    public boolean exports(VerbsFunction function) {
+    boolean exports(VerbsFunction function) {
         return addresses.containsKey(function);
     }
 
@@ -181,7 +181,7 @@ public final class VerbsLibrary {
      * @return its address
      * @throws VerbsException if the library does not export it (optional functions only)
      */
-    public MemorySegment address(VerbsFunction function) {
+    MemorySegment address(VerbsFunction function) {
         MemorySegment address = addresses.get(function);
         if (address == null) {
             throw new VerbsException(function.symbol(), VerbsException.NO_CODE, VerbsException.NO_CODE,

@@ -84,7 +84,8 @@ public final class LateWritePeer {
                 throw new IllegalStateException("the handler never ran");
             }
             int status = client.await(ticket, client.clock().nanoTime() + 50_000_000L, new Completion());
-            System.out.println("AWAIT " + status + " " + ibv_qp_state.name(((RdmaClientTransport) ((ClientSession) client).transport()).queuePairState()));
+            RdmaClientTransport transport = (RdmaClientTransport) ((ClientSession) client).transport();
+            System.out.println("AWAIT " + status + " " + ibv_qp_state.name(transport.queuePairState()));
             release.countDown();
             long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (server.statistics().undeliveredResponses() == 0 && System.nanoTime() - deadlineNs < 0) {
