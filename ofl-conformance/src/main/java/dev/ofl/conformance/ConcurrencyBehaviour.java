@@ -38,12 +38,12 @@ import org.junit.jupiter.api.Test;
  * run at the same time, and those of one connection one at a time.
  */
 abstract class ConcurrencyBehaviour extends ConformanceBehaviour {
+    /** Requests each client has in flight at once in the overlap behaviour. */
+    static final int PIPELINED = 8;
+
     ConcurrencyBehaviour(TransportUnderTest transport) {
         super(transport);
     }
-
-    /** Requests each client has in flight at once in the overlap behaviour. */
-    static final int PIPELINED = 8;
 
     /**
      * Submits fill the negotiated in-flight capacity, then get {@link OflStatus#IN_FLIGHT_FULL} with

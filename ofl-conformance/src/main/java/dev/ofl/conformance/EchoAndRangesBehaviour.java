@@ -48,12 +48,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * response byte is checked, and the bytes around the ranges are checked untouched.
  */
 abstract class EchoAndRangesBehaviour extends ConformanceBehaviour {
+    /** More than any backend's piece size, so that a piece leaves while the handler runs. */
+    static final int FIRST_PIECE_BYTES = 1 << 20;
+
     EchoAndRangesBehaviour(TransportUnderTest transport) {
         super(transport);
     }
-
-    /** More than any backend's piece size, so that a piece leaves while the handler runs. */
-    static final int FIRST_PIECE_BYTES = 1 << 20;
 
     /** A byte-checked echo of many sizes in every wait mode; op, generation and sequence pass through. */
     @Test
