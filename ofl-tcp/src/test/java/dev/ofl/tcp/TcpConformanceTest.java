@@ -1,11 +1,11 @@
 package dev.ofl.tcp;
 
 import dev.ofl.conformance.OflConformanceSuite;
+import dev.ofl.conformance.TransportUnderTest;
 
-/** Runs the conformance suite against the TCP backend, in every wait mode, on the loopback address. */
+/** Runs every conformance behaviour against the TCP backend, in every wait mode, on the loopback address. */
 class TcpConformanceTest extends OflConformanceSuite {
-    @Override
-    protected String backend() {
-        return TcpBackend.NAME;
+    TcpConformanceTest() {
+        super(TransportUnderTest.named(TcpBackend.NAME));
     }
 }

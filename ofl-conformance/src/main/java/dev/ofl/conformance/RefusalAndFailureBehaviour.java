@@ -1,0 +1,195 @@
+package dev.ofl.conformance;
+
+import static dev.ofl.conformance.Fixture.CALL_TIMEOUT_NS;
+import static dev.ofl.conformance.Fixture.INT_LE;
+import static dev.ofl.conformance.Fixture.deadline;
+import static dev.ofl.conformance.Patterns.randomBytes;
+import static dev.ofl.conformance.ResponseChecks.assertBytes;
+import static dev.ofl.conformance.ResponseChecks.assertEchoWorks;
+import static dev.ofl.conformance.TestHandlers.echo;
+import static dev.ofl.conformance.TestHandlers.outcomes;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ofl.api.Completion;
+import dev.ofl.api.Limits;
+import dev.ofl.api.OflClient;
+import dev.ofl.api.OflServer;
+import dev.ofl.api.OflStatus;
+import dev.ofl.api.Region;
+import dev.ofl.api.ResponseRanges;
+import java.lang.foreign.MemorySegment;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Refusal and handler failure: misuse is refused before anything is sent (ranges, payloads,
+ * tickets, heap memory as a region), and a handler that refuses or throws gives its status to the
+ * client while the connection stays usable.
+ */
+abstract class RefusalAndFailureBehaviour extends ConformanceBehaviour {
+    RefusalAndFailureBehaviour(TransportUnderTest transport) {
+        super(transport);
+    }
+
+    /**
+     * Ranges in another client's region, in a forged region handle, past the negotiated response
+     * capacity or above the range limit, and payloads too large or negative, are refused with
+     * {@link IllegalArgumentException} before anything is sent: the first request the handler then
+     * sees carries sequence 0.
+     */
+    @Test
+    void invalidSubmissionsAreRefusedBeforeSending() {
+        List<Long> sequences = new CopyOnWriteArrayList<>();
+        OflServer server = fixture.serve(b -> { }, (request, response) -> {
+            sequences.add(request.sequence());
+            response.write(request.payload());
+            return 0;
+        });
+        Limits small = new Limits(1024, 4096, 4, 4);
+        OflClient client = fixture.connect(server, b -> b.limits(small));
+        OflClient other = fixture.connect(server, b -> b.limits(small));
+        assertEquals(small, client.limits(), "negotiated limits");
+        assertEquals(small.maxRequestBytes(), client.requestPayload().byteSize(), "payload area size");
+        MemorySegment memory = fixture.allocate(8192);
+        Region region = client.registerRegion(memory);
+        Region foreign = other.registerRegion(fixture.allocate(8192));
+        Region forged = new Region(client, region.id(), fixture.allocate(8192));
+
+        assertThrows(IllegalArgumentException.class,
+                () -> client.submit(TestOp.ECHO.code(), 0, 8, new ResponseRanges().add(foreign, 0, 64)),
+                "a range in another client's region");
+        assertThrows(IllegalArgumentException.class,
+                () -> client.submit(TestOp.ECHO.code(), 0, 8, new ResponseRanges().add(region, 0, 64).add(foreign, 64, 64)),
+                "a second range in another client's region");
+        assertThrows(IllegalArgumentException.class,
+                () -> client.submit(TestOp.ECHO.code(), 0, 8, new ResponseRanges().add(forged, 0, 64)),
+                "a range in a forged region handle that was never registered");
+        assertThrows(IllegalArgumentException.class,
+                () -> client.submit(TestOp.ECHO.code(), 0, 8, new ResponseRanges().add(region, 0, 4097)),
+                "one range past the negotiated maxResponseBytes");
+        assertThrows(IllegalArgumentException.class,
+                () -> client.submit(TestOp.ECHO.code(), 0, 8, new ResponseRanges().add(region, 0, 4000).add(region, 4000, 97)),
+                "ranges summing past the negotiated maxResponseBytes");
+        ResponseRanges five = new ResponseRanges();
+        for (int i = 0; i < 5; i++) {
+            five.add(region, i * 10L, 10);
+        }
+        assertThrows(IllegalArgumentException.class, () -> client.submit(TestOp.ECHO.code(), 0, 8, five),
+                "five ranges with a negotiated maxRanges of 4");
+        ResponseRanges one = new ResponseRanges().add(region, 0, 64);
+        assertThrows(IllegalArgumentException.class, () -> client.submit(TestOp.ECHO.code(), 0, 1025, one),
+                "a payload past the negotiated maxRequestBytes");
+        assertThrows(IllegalArgumentException.class, () -> client.submit(TestOp.ECHO.code(), 0, -1, one),
+                "a negative payload length");
+        assertThrows(IllegalArgumentException.class, () -> new ResponseRanges().add(region, 8000, 193),
+                "a range past the region's end");
+        assertFalse(client.isBroken(), "refused submissions must not break the connection");
+        assertEquals(List.of(), sequences, "nothing may reach the handler");
+
+        byte[] payload = randomBytes(64, 7);
+        MemorySegment.copy(MemorySegment.ofArray(payload), 0, client.requestPayload(), 0, 64);
+        Completion completion = new Completion();
+        assertEquals(OflStatus.OK, client.call(TestOp.ECHO.code(), 0, 64, one, CALL_TIMEOUT_NS, completion),
+                completion::toString);
+        assertEquals(64, completion.responseLength());
+        assertBytes(payload, memory, 0, "echo after the refused submissions");
+        assertEquals(List.of(0L), sequences, "the first request to reach the handler carries sequence 0");
+
+        MemorySegment otherMemory = fixture.allocate(64);
+        Region otherRegion = other.registerRegion(otherMemory);
+        MemorySegment.copy(MemorySegment.ofArray(payload), 0, other.requestPayload(), 0, 64);
+        assertEquals(OflStatus.OK, other.call(TestOp.ECHO.code(), 0, 64, ResponseRanges.of(otherRegion), CALL_TIMEOUT_NS,
+                completion), completion::toString);
+        assertBytes(payload, otherMemory, 0, "the other client's echo");
+    }
+
+    /** Awaiting a ticket never issued, or one already awaited, is misuse. */
+    @Test
+    void awaitingAnUnknownOrSpentTicketIsRefused() {
+        OflServer server = fixture.serve(b -> { }, echo());
+        OflClient client = fixture.connect(server, b -> { });
+        Completion completion = new Completion();
+        assertThrows(IllegalArgumentException.class, () -> client.await(12_345, deadline(client), completion),
+                "a ticket never issued");
+        long ticket = client.submit(TestOp.ECHO.code(), 0, 0, new ResponseRanges());
+        assertTrue(ticket >= 0);
+        assertEquals(OflStatus.OK, client.await(ticket, deadline(client), completion), completion::toString);
+        assertThrows(IllegalArgumentException.class, () -> client.await(ticket, deadline(client), completion),
+                "a ticket awaited twice");
+        assertFalse(client.isBroken());
+    }
+
+    /** A handler refusal, with and without bytes committed first, reaches the client; the connection stays usable. */
+    @Test
+    void handlerRefusalLeavesTheConnectionUsable() {
+        OflServer server = fixture.serve(b -> { }, outcomes());
+        OflClient client = fixture.connect(server, b -> { });
+        MemorySegment memory = fixture.allocate(4096);
+        ResponseRanges ranges = ResponseRanges.of(client.registerRegion(memory));
+        Completion completion = new Completion();
+
+        client.requestPayload().set(INT_LE, 0, -2);
+        assertEquals(OflStatus.REFUSED, client.call(TestOp.REFUSE.code(), 0, 4, ranges, CALL_TIMEOUT_NS, completion),
+                completion::toString);
+        assertEquals(-2, completion.handlerStatus(), "handler status");
+        assertEquals(0, completion.responseLength(), "a refusal carries no data");
+        assertFalse(client.isBroken());
+
+        client.requestPayload().set(INT_LE, 0, Integer.MIN_VALUE);
+        assertEquals(OflStatus.REFUSED, client.call(TestOp.REFUSE_AFTER_DATA.code(), 0, 4, ranges, CALL_TIMEOUT_NS,
+                completion), completion::toString);
+        assertEquals(Integer.MIN_VALUE, completion.handlerStatus(), "handler status after committed data");
+        assertEquals(0, completion.responseLength(), "a refusal carries no data, even after commits");
+        assertFalse(client.isBroken());
+
+        assertEchoWorks(client, memory, ranges, "after the refusals");
+    }
+
+    /** A handler that throws (unchecked or checked) gives HANDLER_FAILED; the connection stays usable. */
+    @Test
+    void handlerFailureLeavesTheConnectionUsable() {
+        OflServer server = fixture.serve(b -> { }, outcomes());
+        OflClient client = fixture.connect(server, b -> { });
+        MemorySegment memory = fixture.allocate(4096);
+        ResponseRanges ranges = ResponseRanges.of(client.registerRegion(memory));
+        Completion completion = new Completion();
+        for (int op : new int[] {TestOp.THROW.code(), TestOp.THROW_CHECKED.code(), TestOp.THROW_CONNECTION.code()}) {
+            assertEquals(OflStatus.HANDLER_FAILED, client.call(op, 0, 0, ranges, CALL_TIMEOUT_NS, completion),
+                    completion::toString);
+            assertEquals(0, completion.responseLength(), "a failure carries no data");
+            assertFalse(client.isBroken());
+        }
+        assertEchoWorks(client, memory, ranges, "after the handler failures");
+    }
+
+    /** A heap (non-native) segment is refused as a region, naming what is needed; the client stays usable. */
+    @Test
+    void heapSegmentIsRefusedAsARegion() {
+        OflServer server = fixture.serve(b -> { }, echo());
+        OflClient client = fixture.connect(server, b -> { });
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> client.registerRegion(MemorySegment.ofArray(new byte[4096])), "a heap segment as a region");
+        assertTrue(refused.getMessage().contains("native"), () -> "the message says regions must be native: "
+                + refused.getMessage());
+        assertFalse(client.isBroken(), "a refused registration must not break the connection");
+        assertEchoWorks(client, fixture.allocate(256), null, "after a refused heap region");
+    }
+
+    /** Every op code the test handlers understand is distinct, so no behaviour is mistaken for another. */
+    @Test
+    void testOpCodesAreDistinct() {
+        Map<Integer, TestOp> seen = new HashMap<>();
+        for (TestOp op : TestOp.values()) {
+            TestOp previous = seen.putIfAbsent(op.code(), op);
+            assertNull(previous, () -> op + " has the code of " + previous);
+        }
+        assertEquals(TestOp.values().length, seen.size(), "distinct op codes");
+    }
+}
