@@ -1,11 +1,11 @@
 package dev.ofl.testing;
 
 import dev.ofl.conformance.OflConformanceSuite;
+import dev.ofl.conformance.TransportUnderTest;
 
-/** The conformance suite over the fake transport: the engine's behaviour without sockets or verbs. */
+/** Every conformance behaviour over the fake transport: the engine's behaviour without a data-path socket or verbs. */
 class FakeConformanceTest extends OflConformanceSuite {
-    @Override
-    protected String backend() {
-        return FakeBackend.NAME;
+    FakeConformanceTest() {
+        super(TransportUnderTest.named(FakeBackend.NAME));
     }
 }

@@ -216,8 +216,8 @@ public final class BootstrapServer implements OflServer {
             }
             hello = Bootstrap.decodeBody(body);
         } catch (ProtocolException e) {
+            // Counted once, by the session that ends on this exception.
             refuse(channel, connectionId, RefusalCode.MALFORMED, "malformed HELLO: " + e.getMessage());
-            counters.protocolViolation();
             throw e;
         }
         HelloCheck check = HelloCheck.body(hello, transport, config.serviceName(), config.limits());

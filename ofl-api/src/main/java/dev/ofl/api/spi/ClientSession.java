@@ -203,7 +203,6 @@ public final class ClientSession implements OflClient {
         int slot = slotOf(ticket);
         idle.reset();
         while (!done[slot]) {
-            noticeLoss();
             if (brokenReason != null) {
                 release(slot);
                 throw new OflConnectionException("ticket " + ticket + " was lost: " + brokenReason
@@ -214,6 +213,11 @@ public final class ClientSession implements OflClient {
                 int work = transport.poll(sink);
                 if (done[slot]) {
                     break;
+                }
+                // Only after the poll: a response that arrived before the peer left still counts.
+                noticeLoss();
+                if (brokenReason != null) {
+                    continue;
                 }
                 if (nowNs - deadlineNs >= 0) {
                     // The transport is broken before we return: from now on nothing lands in any range.

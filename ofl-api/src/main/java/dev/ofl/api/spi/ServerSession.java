@@ -141,7 +141,6 @@ final class ServerSession implements BootstrapServer.Connection {
                 // The payload is dead and the ranges were copied: give the slot back before
                 // responding, so that the client's next request never waits for it.
                 transport.releaseRequest(slot);
-                server.counters().request(outcome);
                 response.finish(outcome);
             } finally {
                 drain.exit();
@@ -191,27 +190,33 @@ final class ServerSession implements BootstrapServer.Connection {
             flushed = 0;
         }
 
-        /** Runs the handler and maps how it ended to a {@link WireStatus}. */
+        /**
+         * Runs the handler, counts the request with its outcome (once the handler ran, whatever
+         * happens to the response), and maps how it ended to a {@link WireStatus}.
+         */
         int run(OflHandler h, OflRequest r) throws IOException {
             handlerStatus = 0;
             transportFailed = false;
+            int outcome;
             try {
                 handlerStatus = h.handle(r, this);
-                if (transportFailed) {
-                    throw new IOException("the handler returned after sending a piece of its response failed");
-                }
-                return handlerStatus == 0 ? WireStatus.OK : WireStatus.REFUSED;
+                outcome = handlerStatus == 0 ? WireStatus.OK : WireStatus.REFUSED;
             } catch (OflConnectionException e) {
-                if (transportFailed) {
-                    throw e;
+                if (!transportFailed) {
+                    // The handler's own failure (for example a downstream ofl connection): not ours.
+                    server.handlerFailed(r, e);
                 }
-                // The handler's own failure (for example a downstream ofl connection): not ours.
-                server.handlerFailed(r, e);
-                return WireStatus.HANDLER_FAILED;
+                outcome = WireStatus.HANDLER_FAILED;
             } catch (Exception e) {
                 server.handlerFailed(r, e);
-                return WireStatus.HANDLER_FAILED;
+                outcome = WireStatus.HANDLER_FAILED;
             }
+            // A response lost to the transport is counted as undelivered, not as the handler's failure.
+            server.counters().request(transportFailed ? WireStatus.OK : outcome);
+            if (transportFailed) {
+                throw new IOException("sending a piece of the response failed while the handler ran");
+            }
+            return outcome;
         }
 
         /** With OK sends the rest and the completion; otherwise drops what was not sent (a refusal has no data). */
