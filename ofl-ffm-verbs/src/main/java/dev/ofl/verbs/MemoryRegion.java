@@ -2,6 +2,7 @@ package dev.ofl.verbs;
 
 import dev.ofl.verbs.ffm.Verbs;
 import dev.ofl.verbs.ffm.VerbsFunction;
+import dev.ofl.verbs.ffm.ibv_access_flags;
 import dev.ofl.verbs.ffm.ibv_mr;
 
 import java.lang.foreign.Arena;
@@ -33,6 +34,12 @@ public final class MemoryRegion extends OwnedResource {
     static MemoryRegion register(ProtectionDomain domain, MemorySegment memory, int accessFlags) {
         if (!memory.isNative() || memory.byteSize() == 0) {
             throw new IllegalArgumentException("only non-empty native memory can be registered, got " + memory);
+        }
+        if ((accessFlags & ibv_access_flags.IBV_ACCESS_RELAXED_ORDERING) != 0) {
+            // Relaxed ordering lets a NIC place a WRITE after the WRITE WITH IMMEDIATE that follows
+            // it: completion would no longer imply placement, ofl's one ordering guarantee.
+            throw new IllegalArgumentException("IBV_ACCESS_RELAXED_ORDERING is never used: ofl relies on a "
+                    + "completion implying that every earlier write of the connection was placed");
         }
         MemorySegment mr;
         int errno;

@@ -147,6 +147,11 @@ final class Link implements AutoCloseable {
         return region;
     }
 
+    /** The memory registered for this connection so far; for tests. */
+    List<MemoryRegion> registrations() {
+        return List.copyOf(regions);
+    }
+
     /** This side's bootstrap parameters. */
     Bootstrap.Endpoint endpoint(Bootstrap.Endpoint base, long ringAddress, int ringKey) {
         return new Bootstrap.Endpoint(base.status(), base.transport(), base.serviceName(), base.limits(),

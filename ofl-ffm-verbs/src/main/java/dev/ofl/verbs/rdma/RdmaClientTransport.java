@@ -308,6 +308,11 @@ final class RdmaClientTransport implements ClientTransport {
         return l == null ? "not connected" : l.lossReason();
     }
 
+    /** The current connection's link; for tests. */
+    Link link() {
+        return link;
+    }
+
     /** The queue pair's state as the device reports it ({@code IBV_QPS_*}); for tests. */
     int queuePairState() {
         return link.qp.queryState();
