@@ -6,6 +6,7 @@ import dev.ofl.verbs.GidEntry;
 import dev.ofl.verbs.PortAttributes;
 import dev.ofl.verbs.RdmaUnavailableException;
 import dev.ofl.verbs.VerbsException;
+import dev.ofl.verbs.VerbsLibrary;
 import dev.ofl.verbs.ffm.ibv_link_layer;
 import dev.ofl.verbs.ffm.ibv_node_type;
 import dev.ofl.verbs.ffm.ibv_port_state;
@@ -252,8 +253,24 @@ record ProbeReport(String library, Outcome outcome, int exitStatus, List<DeviceV
         static Failure of(String reason, VerbsException e) {
             boolean hasErrno = e.errno() != VerbsException.NO_CODE;
             return new Failure(reason, e.function(), hasErrno ? e.errno() : null, hasErrno ? Errno.name(e.errno()) : null,
-                    e.getMessage(), e.fix());
+                    forProbe(e.getMessage()), forProbe(e.fix()));
         }
+    }
+
+    /** How the probe's own fix texts name the library setting: options its command line accepts. */
+    static final String PROBE_LIBRARY_SETTING = "--library <path> (or " + VerbsLibrary.LIBRARY_ENVIRONMENT
+            + "=<path> in the probe's environment)";
+
+    /**
+     * Rewrites a fix text of the bindings for the probe. The bindings name the JVM system property,
+     * which an application sets; {@code ./ofl probe} starts its own JVM and takes options, not
+     * {@code -D} settings, so a fix telling its user to pass one would be refused.
+     *
+     * @param text a message or fix from the bindings, or {@code null}
+     * @return the text naming {@code --library} where it named the system property
+     */
+    static String forProbe(String text) {
+        return text == null ? null : text.replace(VerbsLibrary.LIBRARY_SETTING, PROBE_LIBRARY_SETTING);
     }
 
     /**
