@@ -29,12 +29,55 @@ import java.util.List;
  * @param devices every device with its ports and GIDs; empty when RDMA is unavailable
  * @param query the answer for {@code --ip}, or {@code null} without it
  * @param failure why RDMA is unavailable, or {@code null} when the devices could be listed
+ * @param memlock the locked-memory limit against what ofl would register, or {@code null} when it
+ *     could not be read
  */
 record ProbeReport(String library, Outcome outcome, int exitStatus, List<DeviceView> devices, Query query,
-        Failure failure) {
+        Failure failure, Memlock memlock) {
 
     ProbeReport {
         devices = devices == null ? List.of() : List.copyOf(devices);
+    }
+
+    /** A report without the memlock section, which {@link #withMemlock(Memlock)} adds. */
+    ProbeReport(String library, Outcome outcome, int exitStatus, List<DeviceView> devices, Query query,
+            Failure failure) {
+        this(library, outcome, exitStatus, devices, query, failure, null);
+    }
+
+    /**
+     * Returns this report with a memlock section.
+     *
+     * @param section the section
+     * @return a new report
+     */
+    ProbeReport withMemlock(Memlock section) {
+        return new ProbeReport(library, outcome, exitStatus, devices, query, failure, section);
+    }
+
+    /**
+     * The locked-memory limit ({@code RLIMIT_MEMLOCK}) and what the RDMA backend would register
+     * for the limits given on the command line (or a client's defaults).
+     *
+     * @param soft the soft limit, for example {@code "8388608 bytes (8 MiB)"} or {@code "unlimited"}
+     * @param hard the hard limit, likewise
+     * @param softBytes the soft limit in bytes, or {@code null} when unlimited
+     * @param hardBytes the hard limit in bytes, or {@code null} when unlimited
+     * @param lockCapable whether this process holds {@code CAP_IPC_LOCK}, which lifts the limit
+     * @param pageSize the page size registrations are rounded to
+     * @param maxRequestBytes the limits the estimate is for
+     * @param maxResponseBytes likewise
+     * @param maxRanges likewise
+     * @param maxInFlight likewise
+     * @param connections the server connections the server estimate is for
+     * @param clientBytes what a client registers, without its regions
+     * @param serverConnectionBytes what one server connection registers
+     * @param serverBytes {@code serverConnectionBytes} times {@code connections}
+     * @param verdict whether each fits, and the fix when one does not
+     */
+    record Memlock(String soft, String hard, Long softBytes, Long hardBytes, boolean lockCapable, long pageSize,
+            int maxRequestBytes, int maxResponseBytes, int maxRanges, int maxInFlight, int connections,
+            long clientBytes, long serverConnectionBytes, long serverBytes, String verdict) {
     }
 
     /** What a run concluded, with its exit status. */
