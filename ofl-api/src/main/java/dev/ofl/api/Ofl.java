@@ -125,7 +125,9 @@ public final class Ofl {
                     .append("(maven-shade-plugin's ServicesResourceTransformer, Gradle shadow's mergeServiceFiles())");
         } else {
             message.append(" Fix: name one of ").append(found.isEmpty() ? KNOWN : found)
-                    .append(" (dev.ofl:ofl-tcp provides \"tcp\", dev.ofl:ofl-ffm-verbs \"rdma\")");
+                    .append(" (dev.ofl:ofl-tcp provides \"tcp\", dev.ofl:ofl-ffm-verbs \"rdma\"); a backend that is a ")
+                    .append("dependency but not found was lost by a merged (shaded) jar that kept one ")
+                    .append("META-INF/services/").append(OflBackend.class.getName()).append(" file: merge them");
         }
         return message.toString();
     }

@@ -67,6 +67,7 @@ class BackendNameTest {
         String cause = Ofl.unavailabilityCause("infiniband").orElseThrow();
         assertFalse(cause.contains("did you mean"), cause);
         assertTrue(cause.contains("name one of [inert]"), cause);
+        assertTrue(cause.contains("merged (shaded) jar"), cause);
     }
 
     @Test
