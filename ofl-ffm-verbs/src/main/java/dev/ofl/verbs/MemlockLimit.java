@@ -222,11 +222,25 @@ public final class MemlockLimit {
      * @throws VerbsException if it would exceed the limit
      */
     static void reserve(long newBytes, String values, boolean enforce) {
-        long before = REGISTERED.getAndAdd(newBytes);
-        if (!enforce) {
-            return;
+        if (enforce) {
+            reserve(newBytes, values, ProcessLimit.LIMIT, ProcessLimit.LOCK_CAPABLE);
+        } else {
+            REGISTERED.addAndGet(newBytes);
         }
-        Optional<String> refusal = refusal(ProcessLimit.LIMIT, ProcessLimit.LOCK_CAPABLE, before, newBytes);
+    }
+
+    /**
+     * Checks a registration against the given limit and counts it if it fits.
+     *
+     * @param newBytes what the registration pins
+     * @param values what the registration is, for the message
+     * @param limit the limit to hold it to
+     * @param lockCapable whether the process holds {@code CAP_IPC_LOCK}
+     * @throws VerbsException if it would exceed the limit; nothing is counted then
+     */
+    static void reserve(long newBytes, String values, MemlockLimit limit, boolean lockCapable) {
+        long before = REGISTERED.getAndAdd(newBytes);
+        Optional<String> refusal = refusal(limit, lockCapable, before, newBytes);
         if (refusal.isPresent()) {
             REGISTERED.addAndGet(-newBytes);
             throw new VerbsException("ibv_reg_mr", VerbsException.NO_CODE, VerbsException.NO_CODE, values,

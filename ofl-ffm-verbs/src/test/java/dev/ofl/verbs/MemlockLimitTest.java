@@ -54,6 +54,26 @@ class MemlockLimitTest {
     }
 
     @Test
+    void aRefusedReservationThrowsWithTheCallAndCountsNothing() {
+        long before = MemlockLimit.registeredBytes();
+        MemlockLimit tiny = MemlockLimit.of(PAGE, PAGE);
+
+        VerbsException e = assertThrows(VerbsException.class,
+                () -> MemlockLimit.reserve(2 * PAGE, "address 0x1000, length 8192", tiny, false));
+
+        assertEquals("ibv_reg_mr", e.function());
+        assertTrue(e.getMessage().contains("address 0x1000, length 8192"), e::getMessage);
+        assertTrue(e.fix().startsWith("not called: registering 8192 bytes"), e::fix);
+        assertTrue(e.fix().contains("ulimit -l") && e.fix().contains("LimitMEMLOCK="), e::fix);
+        assertEquals(before, MemlockLimit.registeredBytes(), "a refused registration is not counted");
+
+        MemlockLimit.reserve(2 * PAGE, "with CAP_IPC_LOCK", tiny, true);
+        assertEquals(before + 2 * PAGE, MemlockLimit.registeredBytes(), "an accepted one is");
+        MemlockLimit.released(2 * PAGE);
+        assertEquals(before, MemlockLimit.registeredBytes());
+    }
+
+    @Test
     void registrationsPinWholePages() {
         assertEquals(PAGE, MemlockLimit.pinnedBytes(0x1000, 1, PAGE));
         assertEquals(PAGE, MemlockLimit.pinnedBytes(0x1000, PAGE, PAGE));
