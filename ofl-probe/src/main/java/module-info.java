@@ -9,6 +9,7 @@
  * {@code --enable-native-access=ALL-UNNAMED} on the class path as the {@code ofl} launcher does.
  */
 module dev.ofl.probe {
+    requires dev.ofl.api;
     requires dev.ofl.verbs;
     requires info.picocli;
     requires com.fasterxml.jackson.databind;

@@ -3,6 +3,7 @@ package dev.ofl.api;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
@@ -24,7 +25,8 @@ import java.util.Objects;
  * <tr><td>properties</td><td>empty</td><td>backend-specific settings, documented by each backend</td></tr>
  * </table>
  *
- * @param backend the backend's name
+ * @param backend the backend's name, stored in lower case: names match without regard to case, and
+ * {@link Ofl} checks it against the backends present when connecting or serving
  * @param server the server's address
  * @param localAddress the local address to bind before connecting, or {@code null}
  * @param serviceName the service both ends must name
@@ -46,6 +48,10 @@ public record ClientConfig(String backend, InetSocketAddress server, InetAddress
      */
     public ClientConfig {
         Objects.requireNonNull(backend, "backend");
+        if (backend.isBlank()) {
+            throw new IllegalArgumentException("backend must name a backend, such as \"tcp\" or \"rdma\"; was blank");
+        }
+        backend = backend.strip().toLowerCase(Locale.ROOT);
         if (server == null) {
             throw new IllegalArgumentException("server address must be set");
         }

@@ -2,6 +2,7 @@ package dev.ofl.api;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
@@ -23,7 +24,8 @@ import java.util.Objects;
  * <tr><td>properties</td><td>empty</td><td>backend-specific settings</td></tr>
  * </table>
  *
- * @param backend the backend's name
+ * @param backend the backend's name, stored in lower case: names match without regard to case, and
+ * {@link Ofl} checks it against the backends present when connecting or serving
  * @param bind the explicit address to listen on
  * @param serviceName the service clients must name
  * @param limits the maxima accepted from clients
@@ -46,6 +48,10 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
      */
     public ServerConfig {
         Objects.requireNonNull(backend, "backend");
+        if (backend.isBlank()) {
+            throw new IllegalArgumentException("backend must name a backend, such as \"tcp\" or \"rdma\"; was blank");
+        }
+        backend = backend.strip().toLowerCase(Locale.ROOT);
         if (bind == null) {
             throw new IllegalArgumentException("bind address must be set to an explicit local address");
         }

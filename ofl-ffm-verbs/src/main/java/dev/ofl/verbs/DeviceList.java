@@ -63,8 +63,8 @@ public final class DeviceList extends OwnedResource {
                         "ibv_get_device_list", errno, library.library(),
                         "the kernel has no RDMA support (no /sys/class/infiniband_verbs): load the RDMA "
                                 + "drivers (modprobe ib_uverbs and the NIC's driver such as mlx5_ib, or rdma_rxe "
-                                + "for soft-RoCE), use the TCP backend, or for development point -D"
-                                + VerbsLibrary.LIBRARY_PROPERTY + " at softverbs' libibverbs.so.1",
+                                + "for soft-RoCE), use the TCP backend, or for development point "
+                                + VerbsLibrary.LIBRARY_SETTING + " at softverbs' libibverbs.so.1",
                         null);
             }
             throw new RdmaUnavailableException(RdmaUnavailableException.Reason.DEVICE_LIST_FAILED,

@@ -11,17 +11,23 @@ import java.lang.foreign.MemorySegment;
 /**
  * Registered host memory ({@code struct ibv_mr}): the segment, its local key for scatter/gather
  * entries and its remote key for the peer. Closing it calls {@code ibv_dereg_mr}; a failure is
- * reported, and the memory must then stay allocated. Thread-safe.
+ * reported, and the memory must then stay allocated. Registering is checked first against the
+ * locked-memory limit ({@link MemlockLimit}). Thread-safe.
  */
 public final class MemoryRegion extends OwnedResource {
+    /** The device names softverbs gives its devices. */
+    private static final String SOFTVERBS_DEVICE_PREFIX = "softverbs";
+
     private final ProtectionDomain domain;
     private final MemorySegment mr;
     private final MemorySegment memory;
     private final int accessFlags;
     private final int lkey;
     private final int rkey;
+    private final long pinnedBytes;
 
-    private MemoryRegion(ProtectionDomain domain, MemorySegment mr, MemorySegment memory, int accessFlags) {
+    private MemoryRegion(ProtectionDomain domain, MemorySegment mr, MemorySegment memory, int accessFlags,
+            long pinnedBytes) {
         super(domain);
         this.domain = domain;
         this.mr = mr;
@@ -29,6 +35,7 @@ public final class MemoryRegion extends OwnedResource {
         this.accessFlags = accessFlags;
         this.lkey = ibv_mr.lkey(mr);
         this.rkey = ibv_mr.rkey(mr);
+        this.pinnedBytes = pinnedBytes;
     }
 
     static MemoryRegion register(ProtectionDomain domain, MemorySegment memory, int accessFlags) {
@@ -41,6 +48,10 @@ public final class MemoryRegion extends OwnedResource {
             throw new IllegalArgumentException("IBV_ACCESS_RELAXED_ORDERING is never used: ofl relies on a "
                     + "completion implying that every earlier write of the connection was placed");
         }
+        String values = "address " + Native.hex(memory) + ", length " + memory.byteSize() + ", access 0x"
+                + Integer.toHexString(accessFlags) + ", device " + domain.context().deviceName();
+        long pinned = MemlockLimit.pinnedBytes(memory.address(), memory.byteSize(), MemlockLimit.pageSize());
+        MemlockLimit.reserve(pinned, values, pinsMemory(domain.context()));
         MemorySegment mr;
         int errno;
         try (Arena arena = Arena.ofConfined()) {
@@ -50,18 +61,19 @@ public final class MemoryRegion extends OwnedResource {
                         domain.context().library().address(VerbsFunction.IBV_REG_MR), state, domain.address(), memory,
                         memory.byteSize(), accessFlags);
             } catch (Throwable t) {
+                MemlockLimit.released(pinned);
                 throw Native.unchecked(t);
             }
             errno = Verbs.errno(state);
         }
         if (mr.equals(MemorySegment.NULL)) {
+            MemlockLimit.released(pinned);
             String fix = errno == Errno.ENOMEM || errno == Errno.EPERM || errno == Errno.EAGAIN
-                    ? "raise the locked-memory limit (ulimit -l unlimited, or LimitMEMLOCK=infinity for a systemd unit)"
+                    ? MemlockLimit.explainFailure(pinned)
                     : "register page-aligned native memory with valid IBV_ACCESS_* flags (REMOTE_WRITE needs LOCAL_WRITE)";
-            throw VerbsException.errno("ibv_reg_mr", errno, "address " + Native.hex(memory) + ", length "
-                    + memory.byteSize() + ", access 0x" + Integer.toHexString(accessFlags), fix);
+            throw VerbsException.errno("ibv_reg_mr", errno, values, fix);
         }
-        MemoryRegion region = new MemoryRegion(domain, ibv_mr.reinterpret(mr), memory, accessFlags);
+        MemoryRegion region = new MemoryRegion(domain, ibv_mr.reinterpret(mr), memory, accessFlags, pinned);
         try {
             region.attach();
         } catch (RuntimeException e) {
@@ -69,6 +81,14 @@ public final class MemoryRegion extends OwnedResource {
             throw e;
         }
         return region;
+    }
+
+    /**
+     * softverbs copies through Unix sockets and pins nothing, so the kernel's limit does not apply
+     * to its registrations and the check would refuse what it accepts; they are still counted.
+     */
+    private static boolean pinsMemory(Context context) {
+        return !context.deviceName().startsWith(SOFTVERBS_DEVICE_PREFIX);
     }
 
     /**
@@ -153,6 +173,7 @@ public final class MemoryRegion extends OwnedResource {
                     "close the memory windows bound to this region first; until deregistration succeeds the "
                             + "memory must stay allocated");
         }
+        MemlockLimit.released(pinnedBytes);
     }
 
     private void destroyQuietly(RuntimeException primary) {

@@ -31,11 +31,18 @@ public final class VerbsLibrary {
     /** Environment variable naming another library, used when the property is unset. */
     public static final String LIBRARY_ENVIRONMENT = "OFL_VERBS_LIBRARY";
 
+    /**
+     * How a fix text names the setting that picks another library, for a JVM the application starts.
+     * Every fix that names the setting uses this exact text, so that a tool with its own option for
+     * it (the probe's {@code --library}) can say that instead.
+     */
+    public static final String LIBRARY_SETTING = "-D" + LIBRARY_PROPERTY + "=<path> (or " + LIBRARY_ENVIRONMENT
+            + "=<path>)";
+
     /** The fix for a missing library, shared with the probe CLI. */
     static final String INSTALL_FIX = "install libibverbs (Debian/Ubuntu: apt-get install libibverbs1 rdma-core; "
-            + "RHEL/Fedora: dnf install libibverbs rdma-core), or point -D" + LIBRARY_PROPERTY
-            + "=<path> (or " + LIBRARY_ENVIRONMENT + ") at another libibverbs.so.1, such as softverbs' "
-            + "ofl-softverbs/target/lib/libibverbs.so.1";
+            + "RHEL/Fedora: dnf install libibverbs rdma-core), or point " + LIBRARY_SETTING
+            + " at another libibverbs.so.1, such as softverbs' ofl-softverbs/target/lib/libibverbs.so.1";
 
     private final String library;
     private final Map<VerbsFunction, MemorySegment> addresses;
@@ -120,7 +127,7 @@ public final class VerbsLibrary {
         if (!missing.isEmpty()) {
             throw new RdmaUnavailableException(RdmaUnavailableException.Reason.LIBRARY_INCOMPATIBLE, null,
                     VerbsException.NO_CODE, "the verbs library " + library + " does not export " + missing,
-                    "point -D" + LIBRARY_PROPERTY + " at libibverbs.so.1 from rdma-core 32 or newer "
+                    "point " + LIBRARY_SETTING + " at libibverbs.so.1 from rdma-core 32 or newer "
                             + "(or softverbs), not at another library", null);
         }
         return new VerbsLibrary(library, Map.copyOf(addresses));

@@ -51,8 +51,8 @@ final class AddressQuery {
         }
         for (DeviceSnapshot device : candidates) {
             if (device.failure() != null) {
-                refusals.add(new Refusal(device.name(), DEVICE_UNREADABLE, device.failure().getMessage(),
-                        device.failure().fix()));
+                refusals.add(new Refusal(device.name(), DEVICE_UNREADABLE, ProbeReport.forProbe(device.failure().getMessage()),
+                        ProbeReport.forProbe(device.failure().fix())));
                 continue;
             }
             try {

@@ -3,10 +3,13 @@ package dev.ofl.probe;
 import dev.ofl.probe.ProbeReport.DeviceView;
 import dev.ofl.probe.ProbeReport.Failure;
 import dev.ofl.probe.ProbeReport.GidView;
+import dev.ofl.probe.ProbeReport.Memlock;
 import dev.ofl.probe.ProbeReport.PortView;
 import dev.ofl.probe.ProbeReport.Query;
 import dev.ofl.probe.ProbeReport.Refusal;
 import dev.ofl.probe.ProbeReport.Selection;
+
+import dev.ofl.verbs.MemlockLimit;
 
 import java.io.PrintWriter;
 
@@ -34,6 +37,22 @@ final class HumanReport {
         } else {
             printDevices(report, out);
         }
+        if (report.memlock() != null) {
+            printMemlock(report.memlock(), report.failure() != null ? err : out);
+        }
+    }
+
+    private static void printMemlock(Memlock memlock, PrintWriter out) {
+        out.println();
+        out.println("locked memory (RLIMIT_MEMLOCK, of this process): soft " + memlock.soft() + ", hard "
+                + memlock.hard() + (memlock.lockCapable() ? "; CAP_IPC_LOCK held" : ""));
+        out.println("  for maxRequestBytes " + memlock.maxRequestBytes() + ", maxResponseBytes "
+                + memlock.maxResponseBytes() + ", maxRanges " + memlock.maxRanges() + ", maxInFlight "
+                + memlock.maxInFlight() + " (--max-* options), RDMA registers:");
+        out.println("  a client: " + MemlockLimit.describe(memlock.clientBytes()) + ", plus its regions");
+        out.println("  a server connection: " + MemlockLimit.describe(memlock.serverConnectionBytes()) + "; "
+                + memlock.connections() + " (--connections): " + MemlockLimit.describe(memlock.serverBytes()));
+        out.println("  " + memlock.verdict());
     }
 
     private static void printFailure(ProbeReport report, PrintWriter err) {

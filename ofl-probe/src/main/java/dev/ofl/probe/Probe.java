@@ -3,6 +3,8 @@ package dev.ofl.probe;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
+import dev.ofl.api.Limits;
+import dev.ofl.verbs.MemlockLimit;
 import dev.ofl.verbs.VerbsLibrary;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -41,6 +43,8 @@ import java.util.regex.Pattern;
                     + "width, speed) and every GID (index, type, netdev, the IPv4 address it maps).",
             "With --ip: tells which device, port and GID index ofl would use for that local address and the "
                     + "path MTU it would offer, or says precisely why none fits.",
+            "Either way: shows the locked-memory limit (RLIMIT_MEMLOCK) and what a client and a server would "
+                    + "register for the limits the --max-* options give (a client's defaults otherwise).",
             ""},
         footerHeading = "%n",
         footer = "It never modifies anything: it opens devices and queries them.",
@@ -90,6 +94,28 @@ public final class Probe implements Callable<Integer> {
                     + VerbsLibrary.LIBRARY_ENVIRONMENT + ", else " + VerbsLibrary.DEFAULT_LIBRARY + ".")
     private String library;
 
+    @Option(names = "--max-request-bytes", paramLabel = "N",
+            description = "For the locked-memory estimate: the client's maxRequestBytes (default: ${DEFAULT-VALUE}, "
+                    + "a client's default).")
+    private int maxRequestBytes = Limits.CLIENT_DEFAULTS.maxRequestBytes();
+
+    @Option(names = "--max-response-bytes", paramLabel = "N",
+            description = "For the locked-memory estimate: maxResponseBytes (default: ${DEFAULT-VALUE}).")
+    private int maxResponseBytes = Limits.CLIENT_DEFAULTS.maxResponseBytes();
+
+    @Option(names = "--max-ranges", paramLabel = "N",
+            description = "For the locked-memory estimate: maxRanges (default: ${DEFAULT-VALUE}).")
+    private int maxRanges = Limits.CLIENT_DEFAULTS.maxRanges();
+
+    @Option(names = "--max-in-flight", paramLabel = "N",
+            description = "For the locked-memory estimate: maxInFlight (default: ${DEFAULT-VALUE}).")
+    private int maxInFlight = Limits.CLIENT_DEFAULTS.maxInFlight();
+
+    @Option(names = "--connections", paramLabel = "N",
+            description = "For the locked-memory estimate: connections one server holds at once, at most its "
+                    + "maxConnections (default: ${DEFAULT-VALUE}).")
+    private int connections = 1;
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     private boolean help;
 
@@ -137,9 +163,25 @@ public final class Probe implements Callable<Integer> {
         if (gidIndex != null && gidIndex < 0) {
             throw new ParameterException(spec.commandLine(), "--gid-index must be 0 or more, got " + gidIndex);
         }
+        Limits limits;
+        try {
+            limits = new Limits(maxRequestBytes, maxResponseBytes, maxRanges, maxInFlight);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--max-* options: " + e.getMessage());
+        }
+        if (connections < 1) {
+            throw new ParameterException(spec.commandLine(), "--connections must be 1 or more, got " + connections);
+        }
         String probed = library != null ? library : VerbsLibrary.configuredLibrary();
         ProbeReport report = Discovery.run(probed, ip, device,
                 gidIndex == null ? OptionalInt.empty() : OptionalInt.of(gidIndex));
+        try {
+            report = report.withMemlock(MemlockEstimate.of(MemlockLimit.current(), MemlockLimit.canLockWithoutLimit(),
+                    limits, connections, MemlockLimit.pageSize()));
+        } catch (IllegalCallerException e) {
+            // Without native access getrlimit cannot be called either; the report already says
+            // NATIVE_ACCESS_DISABLED with its fix, so the section is left out.
+        }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (json) {

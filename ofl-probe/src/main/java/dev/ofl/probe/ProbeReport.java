@@ -6,6 +6,7 @@ import dev.ofl.verbs.GidEntry;
 import dev.ofl.verbs.PortAttributes;
 import dev.ofl.verbs.RdmaUnavailableException;
 import dev.ofl.verbs.VerbsException;
+import dev.ofl.verbs.VerbsLibrary;
 import dev.ofl.verbs.ffm.ibv_link_layer;
 import dev.ofl.verbs.ffm.ibv_node_type;
 import dev.ofl.verbs.ffm.ibv_port_state;
@@ -28,12 +29,55 @@ import java.util.List;
  * @param devices every device with its ports and GIDs; empty when RDMA is unavailable
  * @param query the answer for {@code --ip}, or {@code null} without it
  * @param failure why RDMA is unavailable, or {@code null} when the devices could be listed
+ * @param memlock the locked-memory limit against what ofl would register, or {@code null} when it
+ *     could not be read
  */
 record ProbeReport(String library, Outcome outcome, int exitStatus, List<DeviceView> devices, Query query,
-        Failure failure) {
+        Failure failure, Memlock memlock) {
 
     ProbeReport {
         devices = devices == null ? List.of() : List.copyOf(devices);
+    }
+
+    /** A report without the memlock section, which {@link #withMemlock(Memlock)} adds. */
+    ProbeReport(String library, Outcome outcome, int exitStatus, List<DeviceView> devices, Query query,
+            Failure failure) {
+        this(library, outcome, exitStatus, devices, query, failure, null);
+    }
+
+    /**
+     * Returns this report with a memlock section.
+     *
+     * @param section the section
+     * @return a new report
+     */
+    ProbeReport withMemlock(Memlock section) {
+        return new ProbeReport(library, outcome, exitStatus, devices, query, failure, section);
+    }
+
+    /**
+     * The locked-memory limit ({@code RLIMIT_MEMLOCK}) and what the RDMA backend would register
+     * for the limits given on the command line (or a client's defaults).
+     *
+     * @param soft the soft limit, for example {@code "8388608 bytes (8 MiB)"} or {@code "unlimited"}
+     * @param hard the hard limit, likewise
+     * @param softBytes the soft limit in bytes, or {@code null} when unlimited
+     * @param hardBytes the hard limit in bytes, or {@code null} when unlimited
+     * @param lockCapable whether this process holds {@code CAP_IPC_LOCK}, which lifts the limit
+     * @param pageSize the page size registrations are rounded to
+     * @param maxRequestBytes the limits the estimate is for
+     * @param maxResponseBytes likewise
+     * @param maxRanges likewise
+     * @param maxInFlight likewise
+     * @param connections the server connections the server estimate is for
+     * @param clientBytes what a client registers, without its regions
+     * @param serverConnectionBytes what one server connection registers
+     * @param serverBytes {@code serverConnectionBytes} times {@code connections}
+     * @param verdict whether each fits, and the fix when one does not
+     */
+    record Memlock(String soft, String hard, Long softBytes, Long hardBytes, boolean lockCapable, long pageSize,
+            int maxRequestBytes, int maxResponseBytes, int maxRanges, int maxInFlight, int connections,
+            long clientBytes, long serverConnectionBytes, long serverBytes, String verdict) {
     }
 
     /** What a run concluded, with its exit status. */
@@ -252,8 +296,24 @@ record ProbeReport(String library, Outcome outcome, int exitStatus, List<DeviceV
         static Failure of(String reason, VerbsException e) {
             boolean hasErrno = e.errno() != VerbsException.NO_CODE;
             return new Failure(reason, e.function(), hasErrno ? e.errno() : null, hasErrno ? Errno.name(e.errno()) : null,
-                    e.getMessage(), e.fix());
+                    forProbe(e.getMessage()), forProbe(e.fix()));
         }
+    }
+
+    /** How the probe's own fix texts name the library setting: options its command line accepts. */
+    static final String PROBE_LIBRARY_SETTING = "--library <path> (or " + VerbsLibrary.LIBRARY_ENVIRONMENT
+            + "=<path> in the probe's environment)";
+
+    /**
+     * Rewrites a fix text of the bindings for the probe. The bindings name the JVM system property,
+     * which an application sets; {@code ./ofl probe} starts its own JVM and takes options, not
+     * {@code -D} settings, so a fix telling its user to pass one would be refused.
+     *
+     * @param text a message or fix from the bindings, or {@code null}
+     * @return the text naming {@code --library} where it named the system property
+     */
+    static String forProbe(String text) {
+        return text == null ? null : text.replace(VerbsLibrary.LIBRARY_SETTING, PROBE_LIBRARY_SETTING);
     }
 
     /**
