@@ -44,6 +44,43 @@ enum ibv_mtu sv_active_mtu(void)
     }
 }
 
+// SOFTVERBS_GID_GAP_FILE names a file holding a count of empty entries to leave after index 0,
+// read again at every look at the table: a test rewrites it to renumber the GIDs while processes
+// run, as an address added or removed renumbers a real device's table.
+static const char *sv_gid_gap_file(void)
+{
+    const char *v = getenv("SOFTVERBS_GID_GAP_FILE");
+    return v && *v ? v : NULL;
+}
+
+static int sv_gid_gap(void)
+{
+    const char *path = sv_gid_gap_file();
+    if (!path)
+        return 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int gap = 0;
+    if (fscanf(f, "%d", &gap) != 1)
+        gap = 0;
+    fclose(f);
+    if (gap < 0)
+        gap = 0;
+    if (gap > SV_GID_TBL_LEN - 2)
+        gap = SV_GID_TBL_LEN - 2;
+    return gap;
+}
+
+void sv_refresh_gids_if_renumbering(void)
+{
+    if (!sv_gid_gap_file())
+        return;
+    pthread_mutex_lock(&sv.lock);
+    sv_refresh_gids();
+    pthread_mutex_unlock(&sv.lock);
+}
+
 // Called with sv.lock held. Index 0 is the link-local GID, then one IPv4-mapped GID per address.
 void sv_refresh_gids(void)
 {
@@ -54,7 +91,7 @@ void sv_refresh_gids(void)
     gids[0].gid.raw[1] = 0x80;
     memcpy(&gids[0].gid.raw[8], &guid, 8);
     gids[0].valid = true;
-    int n = 1;
+    int n = 1 + sv_gid_gap();
     struct ifaddrs *ifa_list = NULL;
     if (getifaddrs(&ifa_list) == 0) {
         for (struct ifaddrs *ifa = ifa_list; ifa && n < SV_GID_TBL_LEN; ifa = ifa->ifa_next) {
@@ -269,6 +306,7 @@ SV_EXPORT int(ibv_query_port)(struct ibv_context *ctx, uint8_t port, struct _com
 
 static void sv_gids_snapshot(struct sv_gid *out)
 {
+    sv_refresh_gids_if_renumbering();
     pthread_mutex_lock(&sv.lock);
     memcpy(out, sv.gids, sizeof(sv.gids));
     pthread_mutex_unlock(&sv.lock);

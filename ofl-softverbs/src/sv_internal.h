@@ -265,6 +265,7 @@ extern struct ibv_device sv_device;
 
 // sv_device.c
 void sv_refresh_gids(void);
+void sv_refresh_gids_if_renumbering(void);
 bool sv_gid_is_local(const uint8_t gid[16]);
 enum ibv_mtu sv_active_mtu(void);
 

@@ -452,6 +452,8 @@ static int sv_check_attr_values(struct ibv_qp_attr *a, int mask)
 SV_EXPORT int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask)
 {
     struct sv_qp *qp = sv_qp_of(ibqp);
+    if (mask & IBV_QP_AV)
+        sv_refresh_gids_if_renumbering(); // takes sv.lock itself
     pthread_mutex_lock(&sv.lock);
     enum ibv_qp_state cur = qp->state;
     enum ibv_qp_state next = (mask & IBV_QP_STATE) ? a->qp_state : cur;

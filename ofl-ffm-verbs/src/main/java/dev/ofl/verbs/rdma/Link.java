@@ -4,6 +4,7 @@ import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.verbs.CompletionChannel;
 import dev.ofl.verbs.CompletionQueue;
 import dev.ofl.verbs.Gid;
+import dev.ofl.verbs.GidEntry;
 import dev.ofl.verbs.MemoryRegion;
 import dev.ofl.verbs.PathMtu;
 import dev.ofl.verbs.QueuePair;
@@ -45,6 +46,8 @@ final class Link implements AutoCloseable {
     final QueuePair qp;
     final int psn = PSN.nextInt(1 << 24);
     private final RdmaDevice device;
+    /** The GID this connection uses, chosen from the device's table when the link was made. */
+    final GidEntry gid;
     private final List<MemoryRegion> regions = new ArrayList<>();
     private final Arena arena = Arena.ofShared();
     final MemorySegment completions = ibv_wc.allocateArray(POLL_BATCH, arena);
@@ -60,8 +63,9 @@ final class Link implements AutoCloseable {
     private boolean closed;
     private volatile String lossReason;
 
-    private Link(RdmaDevice device, CompletionChannel channel, CompletionQueue cq, QueuePair qp) {
+    private Link(RdmaDevice device, GidEntry gid, CompletionChannel channel, CompletionQueue cq, QueuePair qp) {
         this.device = device;
+        this.gid = gid;
         this.channel = channel;
         this.cq = cq;
         this.qp = qp;
@@ -73,8 +77,8 @@ final class Link implements AutoCloseable {
     }
 
     /** Creates the queues and the QP, in INIT with the given remote access; unwinds on failure. */
-    static Link create(RdmaDevice device, int sendDepth, int receiveDepth, int maxInline, boolean events,
-            int remoteAccess) {
+    static Link create(RdmaDevice device, GidEntry gid, int sendDepth, int receiveDepth, int maxInline,
+            boolean events, int remoteAccess) {
         CompletionChannel channel = null;
         CompletionQueue cq = null;
         try {
@@ -83,13 +87,13 @@ final class Link implements AutoCloseable {
             QueuePair qp = createQueuePair(device, cq, sendDepth, receiveDepth, maxInline);
             Link link;
             try {
-                link = new Link(device, channel, cq, qp);
+                link = new Link(device, gid, channel, cq, qp);
             } catch (RuntimeException e) {
                 closeQuietly(qp, e);
                 throw e;
             }
             try {
-                qp.modifyToInit(device.gid.port(), remoteAccess);
+                qp.modifyToInit(gid.port(), remoteAccess);
             } catch (RuntimeException e) {
                 link.close();
                 throw e;
@@ -155,7 +159,7 @@ final class Link implements AutoCloseable {
     /** This side's bootstrap parameters. */
     Bootstrap.Endpoint endpoint(Bootstrap.Endpoint base, long ringAddress, int ringKey) {
         return new Bootstrap.Endpoint(base.status(), base.transport(), base.serviceName(), base.limits(),
-                qp.qpNumber(), psn, device.gid.gid().toBytes(), PathMtu.toBytes(device.activeMtu()), ringAddress,
+                qp.qpNumber(), psn, gid.gid().toBytes(), PathMtu.toBytes(device.activeMtu()), ringAddress,
                 ringKey, base.text(), base.extensions());
     }
 
@@ -177,7 +181,7 @@ final class Link implements AutoCloseable {
         }
         int pathMtu = PathMtu.pathMtu(device.activeMtu(), peerMtu);
         qp.modifyToRtr(RtrParameters.roce(peer.qpn(), peer.psn(), pathMtu,
-                Gid.fromBytes(peer.gid()), device.gid.index(), device.gid.port()));
+                Gid.fromBytes(peer.gid()), gid.index(), gid.port()));
         qp.modifyToRts(settings.rts(psn, rnrRetry));
     }
 

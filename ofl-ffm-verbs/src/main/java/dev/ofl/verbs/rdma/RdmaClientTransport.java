@@ -17,6 +17,8 @@ import dev.ofl.api.wire.ProtocolException;
 import dev.ofl.api.wire.RefusalCode;
 import dev.ofl.api.wire.TransportKind;
 import dev.ofl.verbs.Errno;
+import dev.ofl.verbs.GidEntry;
+import dev.ofl.verbs.GidSelectionException;
 import dev.ofl.verbs.MemoryRegion;
 import dev.ofl.verbs.VerbsException;
 import dev.ofl.verbs.ffm.ibv_access_flags;
@@ -96,15 +98,25 @@ final class RdmaClientTransport implements ClientTransport {
         try {
             channel = ClientBootstrap.open(config);
             InetAddress local = ((InetSocketAddress) channel.getLocalAddress()).getAddress();
-            if (device != null && !device.gid.gid().ipv4().map(local::equals).orElse(false)) {
-                device.close();
-                device = null;
+            GidEntry gid = null;
+            if (device != null && device.address.equals(local)) {
+                try {
+                    // The table may have been renumbered since the last connection.
+                    gid = device.currentGid();
+                } catch (GidSelectionException e) {
+                    LOG.debug("{} is no longer carried by {}: {}", local, device.context, e.getMessage());
+                }
             }
-            if (device == null) {
+            if (gid == null) {
+                if (device != null) {
+                    device.close();
+                    device = null;
+                }
                 device = RdmaDevice.open(local, settings);
+                gid = device.gid;
             }
             int n = limits.maxInFlight();
-            created = Link.create(device, 2 * n + 8, n, MAX_INLINE, config.waitMode() == WaitMode.BLOCKING,
+            created = Link.create(device, gid, 2 * n + 8, n, MAX_INLINE, config.waitMode() == WaitMode.BLOCKING,
                     ibv_access_flags.IBV_ACCESS_REMOTE_WRITE);
             MemoryRegion slotsMr = created.register(sendSlots, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
             MemoryRegion ringMr = created.register(ring, REMOTE_WRITABLE);

@@ -21,18 +21,44 @@ import java.util.List;
  * The device, port and RoCE v2 GID that carry one local IPv4 address, opened with a protection
  * domain. Owns the context and the PD: {@link #close()} releases both, after every queue pair and
  * memory region made from them was closed.
+ *
+ * <p>A device's GID table can be renumbered while it is open (an address added or removed moves
+ * the entries after it), so each new connection asks {@link #currentGid()} rather than reusing the
+ * index found at open.
  */
 final class RdmaDevice implements AutoCloseable {
     final Context context;
     final ProtectionDomain domain;
+    /** The GID found when the device was opened; {@link #currentGid()} is what a connection uses. */
     final GidEntry gid;
     final PortAttributes port;
+    final Inet4Address address;
+    private final int netdev;
+    private final RdmaSettings settings;
 
-    private RdmaDevice(Context context, ProtectionDomain domain, GidEntry gid, PortAttributes port) {
+    private RdmaDevice(Context context, ProtectionDomain domain, GidEntry gid, PortAttributes port,
+            Inet4Address address, int netdev, RdmaSettings settings) {
         this.context = context;
         this.domain = domain;
         this.gid = gid;
         this.port = port;
+        this.address = address;
+        this.netdev = netdev;
+        this.settings = settings;
+    }
+
+    /**
+     * Selects the GID for this device's address from the table as it is now.
+     *
+     * @return the entry a new connection uses
+     * @throws GidSelectionException if the table no longer carries the address on this device
+     */
+    GidEntry currentGid() {
+        List<PortAttributes> ports = new ArrayList<>();
+        for (int p = 1; p <= context.queryDevice().physicalPortCount(); p++) {
+            ports.add(context.queryPort(p));
+        }
+        return GidSelector.select(address, netdev, context.queryGidTable(), ports, settings.gidIndex());
     }
 
     /** Finds and opens the device for {@code address}, or says precisely why none fits. */
@@ -58,7 +84,7 @@ final class RdmaDevice implements AutoCloseable {
                             settings.gidIndex());
                     PortAttributes port = ports.get(entry.port() - 1);
                     ProtectionDomain domain = context.allocateProtectionDomain();
-                    return new RdmaDevice(context, domain, entry, port);
+                    return new RdmaDevice(context, domain, entry, port, local, netdev, settings);
                 } catch (GidSelectionException e) {
                     context.close();
                     misses.add(e);

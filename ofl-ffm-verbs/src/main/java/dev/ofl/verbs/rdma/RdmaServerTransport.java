@@ -15,6 +15,8 @@ import dev.ofl.api.wire.ProtocolException;
 import dev.ofl.api.wire.RefusalCode;
 import dev.ofl.api.wire.TransportKind;
 import dev.ofl.verbs.Errno;
+import dev.ofl.verbs.GidEntry;
+import dev.ofl.verbs.GidSelectionException;
 import dev.ofl.verbs.MemoryRegion;
 import dev.ofl.verbs.VerbsException;
 import dev.ofl.verbs.ffm.ibv_access_flags;
@@ -112,7 +114,15 @@ final class RdmaServerTransport implements ServerTransport {
         // Not try-with-resources: the arena holds memory registered with the NIC and may be freed
         // only after the link is closed (QP in ERR, drained, destroyed), in close().
         arena = Arena.ofConfined();
-        link = Link.create(device, SEND_DEPTH, n, MAX_INLINE, config.waitMode() == WaitMode.BLOCKING, 0);
+        // Asked per connection: the device's GID table may have been renumbered since the server started.
+        GidEntry gid;
+        try {
+            gid = device.currentGid();
+        } catch (GidSelectionException e) {
+            throw new OflConnectionException("the server's address is no longer carried by " + device.context + ": "
+                    + e.getMessage(), e);
+        }
+        link = Link.create(device, gid, SEND_DEPTH, n, MAX_INLINE, config.waitMode() == WaitMode.BLOCKING, 0);
         slotBytes = (MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges()) + 63) & ~63L;
         receiveSlots = arena.allocate(slotBytes * n, 4096);
         receiveMr = link.register(receiveSlots, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
