@@ -149,6 +149,11 @@ public final class BenchClient implements Callable<Integer> {
     @Option(names = "--timeout-ms", paramLabel = "MS", description = "Deadline of each request (default: ${DEFAULT-VALUE}).")
     long timeoutMs = 10_000;
 
+    @Option(names = "--max-block-p50-us", paramLabel = "US",
+            description = "Fail (exit 1) if any block's p50 exceeds this many microseconds: a guard for a whole"
+                    + " block stuck in a slow mode, such as the 1 ms mode blocking RDMA peers once had on softverbs.")
+    Double maxBlockP50Us;
+
     @Option(names = "--json", paramLabel = "FILE", description = "Write every block, summary and histogram log as JSON.")
     Path json;
 
@@ -345,7 +350,33 @@ public final class BenchClient implements Callable<Integer> {
         for (BlockResult r : results) {
             failed |= r.mismatches() != 0 || r.errors() != 0;
         }
-        return failed ? 1 : 0;
+        List<String> slow = slowBlocks(results, maxBlockP50Us);
+        for (String line : slow) {
+            log.println("ofl-bench: --max-block-p50-us exceeded: " + line);
+        }
+        return failed || !slow.isEmpty() ? 1 : 0;
+    }
+
+    /**
+     * The blocks whose p50 exceeds a bound.
+     *
+     * @param results the blocks
+     * @param maxP50Us the bound in microseconds, or {@code null} for none
+     * @return one description per block over the bound
+     */
+    static List<String> slowBlocks(List<BlockResult> results, Double maxP50Us) {
+        List<String> slow = new ArrayList<>();
+        if (maxP50Us == null) {
+            return slow;
+        }
+        for (BlockResult r : results) {
+            if (r.requests() > 0 && r.histogram().getValueAtPercentile(50) / 1e3 > maxP50Us) {
+                slow.add(String.format(Locale.ROOT, "link %s block %d (%s, %s): p50 %.1f us > %.1f us", r.link(),
+                        r.block().index(), r.block().testCase().name(), r.block().variant().label(),
+                        r.histogram().getValueAtPercentile(50) / 1e3, maxP50Us));
+            }
+        }
+        return slow;
     }
 
     /** Link labels: A, B, ... Z, then L26, L27, ... */

@@ -12,6 +12,7 @@ import java.util.Set;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.CategorySeries;
 
 /**
  * PNG charts of a run: per case, the mean percentiles of every link and variant side by side
@@ -48,6 +49,8 @@ final class Charts {
             CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT)
                     .title("Round trip, case " + e.getKey() + " (mean over ABBA blocks)")
                     .xAxisTitle("percentile").yAxisTitle("microseconds").build();
+            // Lines, not bars: bars start at zero, which a logarithmic axis cannot show.
+            chart.getStyler().setDefaultSeriesRenderStyle(CategorySeries.CategorySeriesRenderStyle.Line);
             chart.getStyler().setYAxisLogarithmic(true);
             chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideS);
             for (Summary s : e.getValue()) {
