@@ -67,6 +67,10 @@ public final class Compare implements Callable<Integer> {
     @Option(names = "--ib-device", description = "Verbs device for ib_send_lat (default: the first ibv_devices lists).")
     String ibDevice;
 
+    @Option(names = "--gid-index", description = "GID index for ibv_rc_pingpong's -g (default: ${DEFAULT-VALUE},"
+            + " the IPv4-mapped GID of a RoCE port or of softverbs).")
+    int gidIndex = 1;
+
     @Option(names = "--cpu", split = ",", paramLabel = "CLIENT,SERVER",
             description = "Pin ofl client and server to these CPUs, e.g. 0,1 (default: no pinning).")
     List<Integer> cpus;
@@ -75,6 +79,7 @@ public final class Compare implements Callable<Integer> {
     private final PrintStream log = System.err;
     private final Map<String, List<Double>> p50s = new LinkedHashMap<>();
     private final Map<String, Long> bytesOf = new LinkedHashMap<>();
+    private final List<String> skipped = new ArrayList<>();
     private boolean failed;
 
     /** Creates the tool; picocli sets its options. */
@@ -104,6 +109,7 @@ public final class Compare implements Callable<Integer> {
         if (rdma) {
             peers.add(() -> runOfl("rdma", oflPort + 10, sizes));
             peers.add(() -> runIbSendLat(sizes));
+            peers.add(() -> runRcPingpong(sizes));
         }
         for (int round = 0; round < rounds; round++) {
             List<Runnable> order = new ArrayList<>(peers);
@@ -207,8 +213,20 @@ public final class Compare implements Callable<Integer> {
                 Process server = start(List.of("ib_send_lat", "-d", device, "-s", Long.toString(bytes), "-n",
                         Integer.toString(n), "-p", Integer.toString(p), "-F"));
                 try {
-                    String output = runToEnd(List.of("ib_send_lat", "-d", device, "-s", Long.toString(bytes), "-n",
-                            Integer.toString(n), "-p", Integer.toString(p), "-F", address));
+                    String output;
+                    try {
+                        output = runToEnd(List.of("ib_send_lat", "-d", device, "-s", Long.toString(bytes), "-n",
+                                Integer.toString(n), "-p", Integer.toString(p), "-F", address));
+                    } catch (IOException e) {
+                        if (e.getMessage().contains("exited with 127")) {
+                            // perftest links librdmacm, which needs verbs symbols softverbs does not export.
+                            skip("ib_send_lat cannot load with this libibverbs (exit 127, symbol lookup error;"
+                                    + " softverbs exports no ibv_copy_ah_attr_from_kern, which librdmacm needs):"
+                                    + " the ibv_rc_pingpong rows are the verbs reference here");
+                            return;
+                        }
+                        throw e;
+                    }
                     Double typicalUs = ibTypicalMicros(output);
                     if (typicalUs == null) {
                         fail("ib_send_lat " + bytes + " B on " + device + ": no result in:\n" + output.strip());
@@ -222,6 +240,48 @@ public final class Compare implements Callable<Integer> {
             }
         } catch (IOException | InterruptedException e) {
             fail("ib_send_lat: " + e.getMessage() + " (install Debian perftest; ./ofl installs it)");
+        }
+    }
+
+    /**
+     * rdma-core's {@code ibv_rc_pingpong}, polling and with {@code -e} (completion events), on the
+     * same device: it links only libibverbs, so it runs on softverbs as well as on a NIC. One of
+     * its iterations is one round trip.
+     */
+    private void runRcPingpong(List<Long> sizes) {
+        try {
+            String device = ibDevice != null ? ibDevice : firstDevice();
+            for (String mode : List.of("busy", "blocking")) {
+                for (long bytes : sizes) {
+                    if (bytes > (1 << 20)) {
+                        continue;
+                    }
+                    int n = iterationsFor(bytes);
+                    int p = port - 2;
+                    List<String> common = new ArrayList<>(List.of("ibv_rc_pingpong", "-d", device, "-g",
+                            Integer.toString(gidIndex), "-s", Long.toString(bytes), "-n", Integer.toString(n), "-p",
+                            Integer.toString(p)));
+                    if (mode.equals("blocking")) {
+                        common.add("-e");
+                    }
+                    Process server = start(common);
+                    try {
+                        List<String> client = new ArrayList<>(common);
+                        client.add(address);
+                        String output = runToEnd(client);
+                        Matcher m = Pattern.compile("= ([0-9.]+) usec/iter").matcher(output);
+                        if (!m.find()) {
+                            fail("ibv_rc_pingpong " + mode + " " + bytes + " B: no result in: " + output.strip());
+                            continue;
+                        }
+                        record("ibv_rc_pingpong " + mode, bytes, Double.parseDouble(m.group(1)) * 1e3);
+                    } finally {
+                        stop(server);
+                    }
+                }
+            }
+        } catch (IOException | InterruptedException e) {
+            fail("ibv_rc_pingpong: " + e.getMessage() + " (Debian ibverbs-utils; ./ofl installs it)");
         }
     }
 
@@ -267,6 +327,13 @@ public final class Compare implements Callable<Integer> {
         log.printf(Locale.ROOT, "compare: %s %d B p50 %.1f us%n", peer, bytes, p50Ns / 1e3);
     }
 
+    private void skip(String message) {
+        if (!skipped.contains(message)) {
+            skipped.add(message);
+            log.println("compare: skipped: " + message);
+        }
+    }
+
     private void fail(String message) {
         failed = true;
         log.println("compare: FAILED: " + message);
@@ -290,8 +357,10 @@ public final class Compare implements Callable<Integer> {
                 + " rounds; request 64 B; %d measured requests (%d over 1 MiB); cores: %d; %s%n", address, rounds,
                 iterations, largeIterations, Runtime.getRuntime().availableProcessors(),
                 cpus == null ? "not pinned" : "ofl pinned client,server = " + cpus);
-        out.println("# ratio = this peer's p50 / c-tcp p50 of the same wait mode (ofl-rdma: / c-tcp busy;"
-                + " ib_send_lat: ofl-rdma busy / 2x ib_send_lat typical, in its own column)");
+        out.println("# ratio = this peer's p50 / c-tcp p50 of the same wait mode; ofl-rdma rows: / c-tcp of the"
+                + " same wait mode; ib_send_lat row: ofl-rdma busy p50 / (2 x ib_send_lat t_typical); ibv_rc_pingpong"
+                + " rows: ofl-rdma p50 of the same wait mode / ibv_rc_pingpong usec/iter (one iteration = one"
+                + " round trip)");
         String format = "%-24s %10s %8s %12s %12s %12s %10s%n";
         out.printf(Locale.ROOT, format, "peer", "bytes", "rounds", "p50_us", "min_p50_us", "max_p50_us", "ratio");
         for (Map.Entry<String, List<Double>> e : p50s.entrySet()) {
@@ -301,14 +370,16 @@ public final class Compare implements Callable<Integer> {
             String reference;
             if (peer.startsWith("ib_send_lat")) {
                 reference = "ofl-rdma busy";
+            } else if (peer.startsWith("ibv_rc_pingpong")) {
+                reference = "ofl-rdma " + (peer.endsWith("busy") ? "busy" : "blocking");
             } else if (peer.startsWith("ofl-rdma")) {
-                reference = "c-tcp busy";
+                reference = "c-tcp " + (peer.endsWith("busy") ? "busy" : "blocking");
             } else {
                 reference = "c-tcp " + (peer.endsWith("busy") ? "busy" : "blocking");
             }
             List<Double> ref = p50s.get(reference + "|" + bytes);
             String ratio = "-";
-            if (ref != null && peer.startsWith("ib_send_lat")) {
+            if (ref != null && (peer.startsWith("ib_send_lat") || peer.startsWith("ibv_rc_pingpong"))) {
                 ratio = String.format(Locale.ROOT, "%.2f", median(ref) / median);
             } else if (ref != null) {
                 ratio = String.format(Locale.ROOT, "%.2f", median / median(ref));
@@ -316,6 +387,9 @@ public final class Compare implements Callable<Integer> {
             out.printf(Locale.ROOT, format, peer, bytes, e.getValue().size(), String.format(Locale.ROOT, "%.1f",
                     median / 1e3), String.format(Locale.ROOT, "%.1f", Collections.min(e.getValue()) / 1e3),
                     String.format(Locale.ROOT, "%.1f", Collections.max(e.getValue()) / 1e3), ratio);
+        }
+        for (String line : skipped) {
+            out.println("# skipped: " + line);
         }
     }
 
