@@ -142,9 +142,10 @@ public final class BenchClient implements Callable<Integer> {
             description = "Start measured requests at this fixed interval, e.g. 42ms; 0 = burst (default: 0).")
     String cadence;
 
-    @Option(names = "--cpu", paramLabel = "N",
-            description = "Pin each link's calling thread to CPU N (pin the server with its own --cpu).")
-    int cpu = -1;
+    @Option(names = "--cpu", split = ",", paramLabel = "N",
+            description = "Pin each link's calling thread (and the threads it starts) to a CPU: one CPU for all"
+                    + " links, or one per link in --server order (pin the server with its own --cpu).")
+    List<Integer> cpus = new ArrayList<>();
 
     @Option(names = "--timeout-ms", paramLabel = "MS", description = "Deadline of each request (default: ${DEFAULT-VALUE}).")
     long timeoutMs = 10_000;
@@ -218,6 +219,10 @@ public final class BenchClient implements Callable<Integer> {
         if (r < 1 || n < 1 || warmup < 0 || warmupMs < 0 || timeoutMs < 1) {
             throw new IllegalArgumentException("--repeats and --iterations must be at least 1, --warmup and"
                     + " --warmup-ms at least 0, --timeout-ms at least 1");
+        }
+        if (cpus.size() > 1 && cpus.size() != servers.size()) {
+            throw new IllegalArgumentException("--cpu names " + cpus.size() + " CPUs for " + servers.size()
+                    + " --server addresses; give one CPU for all links or one per link");
         }
         if (!locals.isEmpty() && locals.size() != servers.size()) {
             throw new IllegalArgumentException("--local names " + locals.size() + " addresses for " + servers.size()
@@ -304,7 +309,7 @@ public final class BenchClient implements Callable<Integer> {
             maxResponse = Math.max(maxResponse, c.responseBytes());
         }
         LinkRunner.Settings settings = new LinkRunner.Settings(port, warmup, TimeUnit.MILLISECONDS.toNanos(warmupMs),
-                plan.iterations(), plan.cadenceNs(), TimeUnit.MILLISECONDS.toNanos(timeoutMs), cpu);
+                plan.iterations(), plan.cadenceNs(), TimeUnit.MILLISECONDS.toNanos(timeoutMs));
         Progress progress = new Progress(log, blocks.size() * plan.servers().size());
         log.printf(Locale.ROOT, "ofl-bench: %d links x %d blocks (%d cases x %d variants x %d ABBA rounds x 2),"
                 + " %d warm-up + %d measured requests each%s%n", plan.servers().size(), blocks.size(),
@@ -318,8 +323,8 @@ public final class BenchClient implements Callable<Integer> {
             List<Future<List<BlockResult>>> futures = new ArrayList<>();
             for (int i = 0; i < plan.servers().size(); i++) {
                 LinkRunner runner = new LinkRunner(linkName(i), plan.servers().get(i),
-                        plan.locals().isEmpty() ? null : plan.locals().get(i), settings, maxRequest, maxResponse, log,
-                        progress);
+                        plan.locals().isEmpty() ? null : plan.locals().get(i), cpuOf(i), settings, maxRequest,
+                        maxResponse, log, progress);
                 futures.add(pool.submit(() -> runner.run(blocks)));
             }
             for (int i = 0; i < futures.size(); i++) {
@@ -379,6 +384,11 @@ public final class BenchClient implements Callable<Integer> {
         return slow;
     }
 
+    /** The CPU link {@code index} is pinned to, or {@code -1}. */
+    int cpuOf(int index) {
+        return cpus.isEmpty() ? -1 : cpus.get(cpus.size() == 1 ? 0 : index);
+    }
+
     /** Link labels: A, B, ... Z, then L26, L27, ... */
     static String linkName(int index) {
         return index < 26 ? String.valueOf((char) ('A' + index)) : "L" + index;
@@ -400,7 +410,7 @@ public final class BenchClient implements Callable<Integer> {
         }
         c.put("links", String.join(", ", links));
         c.put("port", port);
-        c.put("clientCpu", cpu < 0 ? "not pinned" : "pinned to " + cpu);
+        c.put("clientCpu", cpus.isEmpty() ? "not pinned" : "link threads pinned to CPU " + cpus);
         c.put("cadence", plan.cadenceNs() == 0 ? "burst" : String.format(Locale.ROOT, "%.3f ms", plan.cadenceNs() / 1e6));
         c.put("repeats", plan.repeats() + " ABBA rounds");
         c.put("warmup", warmup + " requests and " + warmupMs + " ms per block, back to back");

@@ -413,17 +413,22 @@ public final class Compare implements Callable<Integer> {
         return builder.start();
     }
 
-    private static void awaitLine(Process process, String prefix) throws IOException {
+    private static void awaitLine(Process process, String prefix) throws IOException, InterruptedException {
         BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(),
                 StandardCharsets.UTF_8));
+        StringBuilder seen = new StringBuilder();
         String line;
         while ((line = reader.readLine()) != null) {
             if (line.startsWith(prefix)) {
                 return;
             }
+            seen.append(line).append('\n');
         }
+        // A JVM that dies early writes its fatal-error report to standard output: show it.
+        boolean ended = process.waitFor(10, TimeUnit.SECONDS);
         throw new IOException("the server ended before printing '" + prefix + "' (exit "
-                + (process.isAlive() ? "none" : process.exitValue()) + ")");
+                + (ended ? Integer.toString(process.exitValue()) : "none after 10 s") + "); its output:\n"
+                + seen.toString().strip());
     }
 
     private String runToEnd(List<String> command) throws IOException, InterruptedException {

@@ -72,10 +72,12 @@ public final class ExchangeHandler implements OflHandler, AutoCloseable {
     /** One connection thread's state. */
     private static final class PerThread {
         final MemorySegment chunk;
+        final MemorySegment cpuAnswer;
         boolean pinned;
 
         PerThread(Arena arena) {
             chunk = arena.allocate(CHUNK_BYTES, 64);
+            cpuAnswer = chunk.asSlice(0, CPU_ANSWER_BYTES);
         }
     }
 
@@ -131,7 +133,7 @@ public final class ExchangeHandler implements OflHandler, AutoCloseable {
                 response.commit(length);
             } else {
                 StreamPattern.fill(own.chunk, 0, iteration, StreamPattern.RESPONSE, at, length);
-                response.write(own.chunk.asSlice(0, length));
+                response.write(length == CHUNK_BYTES ? own.chunk : own.chunk.asSlice(0, length));
             }
         }
         return 0;
@@ -141,9 +143,9 @@ public final class ExchangeHandler implements OflHandler, AutoCloseable {
         if (response.capacity() < CPU_ANSWER_BYTES) {
             return REFUSED_TOO_LARGE;
         }
-        own.chunk.set(FIELD_LE, 0, THREADS.getCurrentThreadCpuTime());
-        own.chunk.set(FIELD_LE, Long.BYTES, processCpuNs());
-        response.write(own.chunk.asSlice(0, CPU_ANSWER_BYTES));
+        own.cpuAnswer.set(FIELD_LE, 0, THREADS.getCurrentThreadCpuTime());
+        own.cpuAnswer.set(FIELD_LE, Long.BYTES, processCpuNs());
+        response.write(own.cpuAnswer);
         return 0;
     }
 

@@ -35,8 +35,7 @@ import org.HdrHistogram.Histogram;
  */
 final class LinkRunner {
     /** Run-wide settings shared by every link. */
-    record Settings(int port, int warmups, long warmupMinNs, int iterations, long cadenceNs, long timeoutNs,
-            int cpu) {
+    record Settings(int port, int warmups, long warmupMinNs, int iterations, long cadenceNs, long timeoutNs) {
     }
 
     /** One open connection and its memory. */
@@ -59,6 +58,7 @@ final class LinkRunner {
     private final String link;
     private final InetAddress server;
     private final InetAddress local;
+    private final int cpu;
     private final Settings settings;
     private final long maxRequestBytes;
     private final long maxResponseBytes;
@@ -69,11 +69,12 @@ final class LinkRunner {
     private final Completion completion = new Completion();
     private long iteration;
 
-    LinkRunner(String link, InetAddress server, InetAddress local, Settings settings, long maxRequestBytes,
+    LinkRunner(String link, InetAddress server, InetAddress local, int cpu, Settings settings, long maxRequestBytes,
             long maxResponseBytes, PrintStream log, Progress progress) {
         this.link = link;
         this.server = server;
         this.local = local;
+        this.cpu = cpu;
         this.settings = settings;
         this.maxRequestBytes = maxRequestBytes;
         this.maxResponseBytes = Math.max(maxResponseBytes, ExchangeHandler.CPU_ANSWER_BYTES);
@@ -83,8 +84,8 @@ final class LinkRunner {
 
     /** Runs every block in order on the calling thread, then closes the connections. */
     List<BlockResult> run(List<Schedule.Block> blocks) {
-        if (settings.cpu() >= 0) {
-            Affinity.pinCurrentThread(settings.cpu());
+        if (cpu >= 0) {
+            Affinity.pinCurrentThread(cpu);
         }
         List<BlockResult> results = new ArrayList<>();
         arena = Arena.ofConfined();

@@ -52,6 +52,23 @@ class BenchClientOptionsTest {
     }
 
     @Test
+    void pinningIsOneCpuForAllLinksOrOnePerLink() {
+        BenchClient one = new BenchClient(System.out, System.err);
+        new CommandLine(one).parseArgs("--server", "127.0.0.1,127.0.0.2", "--cpu", "0");
+        one.plan();
+        assertEquals(0, one.cpuOf(1));
+        BenchClient each = new BenchClient(System.out, System.err);
+        new CommandLine(each).parseArgs("--server", "127.0.0.1,127.0.0.2", "--cpu", "0,1");
+        each.plan();
+        assertEquals(1, each.cpuOf(1));
+        BenchClient none = new BenchClient(System.out, System.err);
+        new CommandLine(none).parseArgs("--server", "127.0.0.1");
+        none.plan();
+        assertEquals(-1, none.cpuOf(0));
+        assertMessage("--cpu", () -> plan("--server", "127.0.0.1,127.0.0.2", "--cpu", "0,1,0"));
+    }
+
+    @Test
     void variantsAreTheProductOfBackendWaitRequestAndResponse() {
         BenchClient.Plan p = plan("--server", "::1", "--backend", "tcp,rdma", "--wait", "busy", "--request",
                 "copy,inplace", "--response", "copy,inplace");
