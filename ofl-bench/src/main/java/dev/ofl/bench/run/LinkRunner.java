@@ -25,8 +25,8 @@ import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 
 /**
- * Runs a schedule over one link: one ofl client per backend and wait mode, opened when first
- * needed and kept for the rest of the run, one request at a time. Every request byte is checked by
+ * Runs a schedule over one link: one ofl client at a time, for the block's backend and wait mode,
+ * kept while consecutive blocks use the same pair, one request at a time. Every request byte is checked by
  * the server and every response byte by this class; mismatches and errors are counted and printed,
  * never thrown. Round trip = from the first byte of the request being written (in place or
  * prepared and copied in) to the completion; the response check is outside it.
@@ -65,6 +65,8 @@ final class LinkRunner {
     private final PrintStream log;
     private final Progress progress;
     private Arena arena;
+    private MemorySegment responseMemory;
+    private MemorySegment requestScratch;
     private final Map<String, Connection> connections = new LinkedHashMap<>();
     private final Completion completion = new Completion();
     private long iteration;
@@ -89,6 +91,8 @@ final class LinkRunner {
         }
         List<BlockResult> results = new ArrayList<>();
         arena = Arena.ofConfined();
+        responseMemory = arena.allocate(maxResponseBytes, 4096);
+        requestScratch = arena.allocate(maxRequestBytes, 64);
         try {
             for (Schedule.Block block : blocks) {
                 BlockResult r = runBlock(block);
@@ -96,22 +100,30 @@ final class LinkRunner {
                 progress.blockDone(r);
             }
         } finally {
-            for (Connection c : connections.values()) {
-                try {
-                    c.client.close();
-                } catch (RuntimeException e) {
-                    log.println("ofl-bench: link " + link + ": closing a client: " + e.getMessage());
-                }
-            }
+            closeAll();
             arena.close();
         }
         return results;
+    }
+
+    private void closeAll() {
+        for (Connection c : connections.values()) {
+            try {
+                c.client.close();
+            } catch (RuntimeException e) {
+                log.println("ofl-bench: link " + link + ": closing a client: " + e.getMessage());
+            }
+        }
+        connections.clear();
     }
 
     private Connection connection(Variant v) {
         String key = v.backend() + "/" + v.waitMode();
         Connection c = connections.get(key);
         if (c == null) {
+            // Only the measured connection stays open: an idle busy-polling server connection would
+            // keep a core spinning and distort every other variant (and the server's CPU figures).
+            closeAll();
             InetSocketAddress address = new InetSocketAddress(server, BenchServer.port(settings.port(), v.backend(),
                     v.waitMode()));
             OflClient client = Ofl.connect(ClientConfig.builder()
@@ -128,9 +140,9 @@ final class LinkRunner {
                         + client.limits().maxRequestBytes() + " bytes, the cases need " + maxRequestBytes
                         + "; start the server with a larger --max-request-bytes");
             }
-            Region region = client.registerRegion(arena.allocate(maxResponseBytes, 4096));
-            MemorySegment scratch = arena.allocate(maxRequestBytes, 64);
-            c = new Connection(client, region, scratch);
+            // The memory outlives each client: registered again with every new one, once the previous is closed.
+            Region region = client.registerRegion(responseMemory);
+            c = new Connection(client, region, requestScratch);
             connections.put(key, c);
         }
         return c;
