@@ -46,7 +46,7 @@ static uint8_t sv_discard_buf[1 << 16];
 
 static void sv_conn_flush(struct sv_conn *c);
 static void sv_qp_transmit(struct sv_qp *qp);
-static void sv_help_progress(void);
+static void sv_help_progress(bool stays_polling);
 
 uint64_t sv_now_ns(void)
 {
@@ -127,7 +127,10 @@ int sv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
     }
     pthread_mutex_unlock(&cq->lock);
     if (n == 0 && num_entries > 0) {
-        sv_help_progress();
+        // The poller of a CQ with a completion channel sleeps on that channel when it finds
+        // nothing: it must not pass for a busy poller, or the progress thread would leave arriving
+        // packets unread for its 1 ms watch (the 1 ms mode of blocking peers in two processes).
+        sv_help_progress(ibcq->channel == NULL);
         pthread_mutex_lock(&cq->lock);
         while (n < num_entries && cq->count) {
             wc[n++] = cq->ring[cq->head];
@@ -1307,13 +1310,14 @@ static void sv_dispatch(const struct epoll_event *evs, int n, bool progress_thre
 
 // A thread that polls an empty CQ lends itself to the engine, so busy-polling peers do not
 // depend on the progress thread being scheduled (two busy pollers can fill both cores).
-static void sv_help_progress(void)
+static void sv_help_progress(bool stays_polling)
 {
     int n = 0;
     if (pthread_mutex_trylock(&sv.lock) != 0)
         return;
     if (sv.started) {
-        __atomic_store_n(&sv.helper_ns, sv_now_ns(), __ATOMIC_RELAXED);
+        if (stays_polling)
+            __atomic_store_n(&sv.helper_ns, sv_now_ns(), __ATOMIC_RELAXED);
         struct epoll_event evs[16];
         n = epoll_wait(sv.epfd, evs, 16, 0);
         if (n > 0)

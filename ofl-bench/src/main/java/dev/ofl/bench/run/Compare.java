@@ -1,0 +1,462 @@
+package dev.ofl.bench.run;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Runs ofl and plain peers as separate processes on the same cases and prints their round trips
+ * side by side with ofl/C ratios: the C TCP peer (busy and blocking), the blocking Java NIO peer,
+ * ofl TCP (busy and blocking), and with {@code --rdma} ofl RDMA and perftest's {@code ib_send_lat}
+ * on the same verbs device. Each peer runs {@code --rounds} times, the order reversed every other
+ * round; the table shows the median p50 over the rounds.
+ *
+ * <p>Every peer checks every byte; a mismatch or a failed peer makes the exit status 1.
+ */
+@Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "ofl TCP (and RDMA) against plain C and Java NIO peers, as separate processes.")
+public final class Compare implements Callable<Integer> {
+    private static final Pattern PEER_LINE = Pattern.compile(
+            "bytes=(\\d+)\\s+n=(\\d+) p50=([0-9.]+)us p99=([0-9.]+)us p99\\.9=([0-9.]+)us max=([0-9.]+)us"
+                    + " MB/s=([0-9.]+) mismatches=(\\d+)");
+
+    @Option(names = "--address", description = "Loopback or link address all peers use (default: ${DEFAULT-VALUE}).")
+    String address = "127.0.0.1";
+
+    @Option(names = "--port", description = "First port; peers use the ports after it (default: ${DEFAULT-VALUE}).")
+    int port = 18600;
+
+    @Option(names = "--responses", split = ",", paramLabel = "BYTES",
+            description = "Response sizes, each after a 64-byte request (default: 64,12MiB).")
+    List<String> responses = new ArrayList<>(List.of("64", "12MiB"));
+
+    @Option(names = "--iterations", description = "Measured requests of responses up to 1 MiB (default: ${DEFAULT-VALUE}).")
+    int iterations = 2000;
+
+    @Option(names = "--large-iterations",
+            description = "Measured requests of responses over 1 MiB (default: ${DEFAULT-VALUE}).")
+    int largeIterations = 100;
+
+    @Option(names = "--rounds", description = "Runs of every peer; the median p50 is shown (default: ${DEFAULT-VALUE}).")
+    int rounds = 3;
+
+    @Option(names = "--c-peer", required = true, description = "The compiled tcp_peer (the launcher builds it).")
+    Path cPeer;
+
+    @Option(names = "--rdma", description = "Also run ofl RDMA and ib_send_lat on --ib-device.")
+    boolean rdma;
+
+    @Option(names = "--ib-device", description = "Verbs device for ib_send_lat (default: the first ibv_devices lists).")
+    String ibDevice;
+
+    @Option(names = "--gid-index", description = "GID index for ibv_rc_pingpong's -g (default: ${DEFAULT-VALUE},"
+            + " the IPv4-mapped GID of a RoCE port or of softverbs).")
+    int gidIndex = 1;
+
+    @Option(names = "--cpu", split = ",", paramLabel = "CLIENT,SERVER",
+            description = "Pin ofl client and server to these CPUs, e.g. 0,1 (default: no pinning).")
+    List<Integer> cpus;
+
+    private final PrintStream out = System.out;
+    private final PrintStream log = System.err;
+    private final Map<String, List<Double>> p50s = new LinkedHashMap<>();
+    private final Map<String, Long> bytesOf = new LinkedHashMap<>();
+    private final List<String> skipped = new ArrayList<>();
+    private boolean failed;
+
+    /** Creates the tool; picocli sets its options. */
+    public Compare() {
+    }
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        List<Long> sizes = new ArrayList<>();
+        for (String r : responses) {
+            sizes.add(ExchangeCase.parseBytes(r));
+        }
+        List<Runnable> peers = new ArrayList<>();
+        int[] nextPort = {port};
+        for (String mode : List.of("busy", "blocking")) {
+            int p = nextPort[0]++;
+            peers.add(() -> runPeerPair("c-tcp " + mode, List.of(cPeer.toString(), "server", address,
+                    Integer.toString(p), mode), sizes, (bytes, n, w) -> List.of(cPeer.toString(), "client", address,
+                    Integer.toString(p), mode, Long.toString(bytes), Integer.toString(n), Integer.toString(w)), false));
+        }
+        int nioPort = nextPort[0]++;
+        peers.add(() -> runPeerPair("java-nio blocking", java("nio", "server", address, Integer.toString(nioPort)),
+                sizes, (bytes, n, w) -> java("nio", "client", address, Integer.toString(nioPort), Long.toString(bytes),
+                        Integer.toString(n), Integer.toString(w)), true));
+        int oflPort = nextPort[0] + 10;
+        peers.add(() -> runOfl("tcp", oflPort, sizes));
+        if (rdma) {
+            peers.add(() -> runOfl("rdma", oflPort + 10, sizes));
+            peers.add(() -> runIbSendLat(sizes));
+            peers.add(() -> runRcPingpong(sizes));
+        }
+        for (int round = 0; round < rounds; round++) {
+            List<Runnable> order = new ArrayList<>(peers);
+            if (round % 2 == 1) {
+                Collections.reverse(order);
+            }
+            log.printf(Locale.ROOT, "compare: round %d of %d%n", round + 1, rounds);
+            for (Runnable peer : order) {
+                peer.run();
+            }
+        }
+        printTable();
+        return failed ? 1 : 0;
+    }
+
+    /** A sizes-to-client-command function. */
+    private interface ClientCommand {
+        List<String> of(long bytes, int iterations, int warmups);
+    }
+
+    private int iterationsFor(long bytes) {
+        return bytes > (1 << 20) ? largeIterations : iterations;
+    }
+
+    private void runPeerPair(String name, List<String> serverCommand, List<Long> sizes, ClientCommand client,
+            boolean serverPrintsReady) {
+        for (long bytes : sizes) {
+            Process server = null;
+            try {
+                server = start(serverCommand);
+                if (serverPrintsReady) {
+                    awaitLine(server, "ready");
+                }
+                int n = iterationsFor(bytes);
+                String output = runToEnd(client.of(bytes, n, Math.max(20, n / 10)));
+                Matcher m = PEER_LINE.matcher(output);
+                if (!m.find()) {
+                    fail(name + " " + bytes + " B: no result line in: " + output.strip());
+                    continue;
+                }
+                if (Long.parseLong(m.group(8)) != 0) {
+                    fail(name + " " + bytes + " B: " + m.group(8) + " mismatches");
+                }
+                record(name, bytes, Double.parseDouble(m.group(3)) * 1e3);
+            } catch (IOException | InterruptedException e) {
+                fail(name + " " + bytes + " B: " + e.getMessage());
+            } finally {
+                stop(server);
+            }
+        }
+    }
+
+    private void runOfl(String backend, int basePort, List<Long> sizes) {
+        Process server = null;
+        try {
+            List<String> serverCommand = new ArrayList<>(java("server", "--bind", address, "--port",
+                    Integer.toString(basePort), "--backend", backend, "--wait", "busy,blocking"));
+            if (cpus != null && cpus.size() == 2) {
+                serverCommand.addAll(List.of("--cpu", Integer.toString(cpus.get(1))));
+            }
+            server = start(serverCommand);
+            awaitLine(server, "ready");
+            for (long bytes : sizes) {
+                Path json = Files.createTempFile("ofl-compare-", ".json");
+                int n = iterationsFor(bytes);
+                List<String> clientCommand = new ArrayList<>(java("client", "--server", address, "--port",
+                        Integer.toString(basePort), "--backend", backend, "--wait", "busy,blocking", "--cases",
+                        "64/" + bytes, "--repeats", "1", "--iterations", Integer.toString(n), "--warmup",
+                        Integer.toString(Math.max(20, n / 10)), "--warmup-ms", "300", "--json", json.toString()));
+                if (cpus != null && !cpus.isEmpty()) {
+                    clientCommand.addAll(List.of("--cpu", Integer.toString(cpus.get(0))));
+                }
+                String output = runToEnd(clientCommand);
+                JsonNode root = new ObjectMapper().readTree(json.toFile());
+                Files.deleteIfExists(json);
+                if (root.path("badChecks").asLong(-1) != 0 || root.path("errors").asLong(-1) != 0) {
+                    fail("ofl " + backend + " " + bytes + " B: bad checks or errors:\n" + output);
+                }
+                for (JsonNode s : root.path("summaries")) {
+                    record("ofl-" + backend + " " + s.path("wait").asText(), bytes,
+                            s.path("meanPercentilesNs").path("p50").asDouble());
+                }
+            }
+        } catch (IOException | InterruptedException e) {
+            fail("ofl " + backend + ": " + e.getMessage());
+        } finally {
+            stop(server);
+        }
+    }
+
+    private void runIbSendLat(List<Long> sizes) {
+        try {
+            String device = ibDevice != null ? ibDevice : firstDevice();
+            for (long bytes : sizes) {
+                if (bytes > (8 << 20)) {
+                    log.println("compare: ib_send_lat is not run for " + bytes + " B (over its 8 MiB message cap)");
+                    continue;
+                }
+                int n = iterationsFor(bytes);
+                int p = port - 1;
+                Process server = start(List.of("ib_send_lat", "-d", device, "-s", Long.toString(bytes), "-n",
+                        Integer.toString(n), "-p", Integer.toString(p), "-F"));
+                try {
+                    String output;
+                    try {
+                        output = runToEnd(List.of("ib_send_lat", "-d", device, "-s", Long.toString(bytes), "-n",
+                                Integer.toString(n), "-p", Integer.toString(p), "-F", address));
+                    } catch (IOException e) {
+                        if (e.getMessage().contains("exited with 127")) {
+                            // perftest links librdmacm, which needs verbs symbols softverbs does not export.
+                            skip("ib_send_lat cannot load with this libibverbs (exit 127, symbol lookup error;"
+                                    + " softverbs exports no ibv_copy_ah_attr_from_kern, which librdmacm needs):"
+                                    + " the ibv_rc_pingpong rows are the verbs reference here");
+                            return;
+                        }
+                        throw e;
+                    }
+                    Double typicalUs = ibTypicalMicros(output);
+                    if (typicalUs == null) {
+                        fail("ib_send_lat " + bytes + " B on " + device + ": no result in:\n" + output.strip());
+                        continue;
+                    }
+                    // ib_send_lat reports one-way latency (half a round trip); ofl reports round trips.
+                    record("ib_send_lat 2x typical", bytes, 2 * typicalUs * 1e3);
+                } finally {
+                    stop(server);
+                }
+            }
+        } catch (IOException | InterruptedException e) {
+            fail("ib_send_lat: " + e.getMessage() + " (install Debian perftest; ./ofl installs it)");
+        }
+    }
+
+    /**
+     * rdma-core's {@code ibv_rc_pingpong}, polling and with {@code -e} (completion events), on the
+     * same device: it links only libibverbs, so it runs on softverbs as well as on a NIC. One of
+     * its iterations is one round trip.
+     */
+    private void runRcPingpong(List<Long> sizes) {
+        try {
+            String device = ibDevice != null ? ibDevice : firstDevice();
+            for (String mode : List.of("busy", "blocking")) {
+                for (long bytes : sizes) {
+                    if (bytes > (1 << 20)) {
+                        continue;
+                    }
+                    int n = iterationsFor(bytes);
+                    int p = port - 2;
+                    List<String> common = new ArrayList<>(List.of("ibv_rc_pingpong", "-d", device, "-g",
+                            Integer.toString(gidIndex), "-s", Long.toString(bytes), "-n", Integer.toString(n), "-p",
+                            Integer.toString(p)));
+                    if (mode.equals("blocking")) {
+                        common.add("-e");
+                    }
+                    Process server = start(common);
+                    try {
+                        List<String> client = new ArrayList<>(common);
+                        client.add(address);
+                        String output = runToEnd(client);
+                        Matcher m = Pattern.compile("= ([0-9.]+) usec/iter").matcher(output);
+                        if (!m.find()) {
+                            fail("ibv_rc_pingpong " + mode + " " + bytes + " B: no result in: " + output.strip());
+                            continue;
+                        }
+                        record("ibv_rc_pingpong " + mode, bytes, Double.parseDouble(m.group(1)) * 1e3);
+                    } finally {
+                        stop(server);
+                    }
+                }
+            }
+        } catch (IOException | InterruptedException e) {
+            fail("ibv_rc_pingpong: " + e.getMessage() + " (Debian ibverbs-utils; ./ofl installs it)");
+        }
+    }
+
+    /**
+     * The {@code t_typical} column of ib_send_lat's result line, in microseconds.
+     *
+     * @param output ib_send_lat's standard output
+     * @return microseconds, or {@code null} if no result line is there
+     */
+    static Double ibTypicalMicros(String output) {
+        boolean header = false;
+        for (String line : output.split("\n")) {
+            String t = line.strip();
+            if (t.startsWith("#bytes")) {
+                header = true;
+                continue;
+            }
+            if (header && !t.isEmpty() && Character.isDigit(t.charAt(0))) {
+                String[] f = t.split("\\s+");
+                if (f.length >= 5) {
+                    return Double.parseDouble(f[4]);
+                }
+            }
+        }
+        return null;
+    }
+
+    private String firstDevice() throws IOException, InterruptedException {
+        String output = runToEnd(List.of("ibv_devices"));
+        for (String line : output.split("\n")) {
+            String t = line.strip();
+            if (!t.isEmpty() && !t.startsWith("device") && !t.startsWith("-")) {
+                return t.split("\\s+")[0];
+            }
+        }
+        throw new IOException("ibv_devices lists no device; name one with --ib-device");
+    }
+
+    private void record(String peer, long bytes, double p50Ns) {
+        String key = peer + "|" + bytes;
+        p50s.computeIfAbsent(key, k -> new ArrayList<>()).add(p50Ns);
+        bytesOf.put(key, bytes);
+        log.printf(Locale.ROOT, "compare: %s %d B p50 %.1f us%n", peer, bytes, p50Ns / 1e3);
+    }
+
+    private void skip(String message) {
+        if (!skipped.contains(message)) {
+            skipped.add(message);
+            log.println("compare: skipped: " + message);
+        }
+    }
+
+    private void fail(String message) {
+        failed = true;
+        log.println("compare: FAILED: " + message);
+    }
+
+    /**
+     * The median of some values.
+     *
+     * @param values at least one value
+     * @return the middle value, or the mean of the two middle ones
+     */
+    static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        Collections.sort(sorted);
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    private void printTable() {
+        out.printf(Locale.ROOT, "# compare on %s: %d rounds (order reversed every other round), median p50 of the"
+                + " rounds; request 64 B; %d measured requests (%d over 1 MiB); cores: %d; %s%n", address, rounds,
+                iterations, largeIterations, Runtime.getRuntime().availableProcessors(),
+                cpus == null ? "not pinned" : "ofl pinned client,server = " + cpus);
+        out.println("# ratio = this peer's p50 / c-tcp p50 of the same wait mode; ofl-rdma rows: / c-tcp of the"
+                + " same wait mode; ib_send_lat row: ofl-rdma busy p50 / (2 x ib_send_lat t_typical); ibv_rc_pingpong"
+                + " rows: ofl-rdma p50 of the same wait mode / ibv_rc_pingpong usec/iter (one iteration = one"
+                + " round trip)");
+        String format = "%-24s %10s %8s %12s %12s %12s %10s%n";
+        out.printf(Locale.ROOT, format, "peer", "bytes", "rounds", "p50_us", "min_p50_us", "max_p50_us", "ratio");
+        for (Map.Entry<String, List<Double>> e : p50s.entrySet()) {
+            String peer = e.getKey().substring(0, e.getKey().indexOf('|'));
+            long bytes = bytesOf.get(e.getKey());
+            double median = median(e.getValue());
+            String reference;
+            if (peer.startsWith("ib_send_lat")) {
+                reference = "ofl-rdma busy";
+            } else if (peer.startsWith("ibv_rc_pingpong")) {
+                reference = "ofl-rdma " + (peer.endsWith("busy") ? "busy" : "blocking");
+            } else if (peer.startsWith("ofl-rdma")) {
+                reference = "c-tcp " + (peer.endsWith("busy") ? "busy" : "blocking");
+            } else {
+                reference = "c-tcp " + (peer.endsWith("busy") ? "busy" : "blocking");
+            }
+            List<Double> ref = p50s.get(reference + "|" + bytes);
+            String ratio = "-";
+            if (ref != null && (peer.startsWith("ib_send_lat") || peer.startsWith("ibv_rc_pingpong"))) {
+                ratio = String.format(Locale.ROOT, "%.2f", median(ref) / median);
+            } else if (ref != null) {
+                ratio = String.format(Locale.ROOT, "%.2f", median / median(ref));
+            }
+            out.printf(Locale.ROOT, format, peer, bytes, e.getValue().size(), String.format(Locale.ROOT, "%.1f",
+                    median / 1e3), String.format(Locale.ROOT, "%.1f", Collections.min(e.getValue()) / 1e3),
+                    String.format(Locale.ROOT, "%.1f", Collections.max(e.getValue()) / 1e3), ratio);
+        }
+        for (String line : skipped) {
+            out.println("# skipped: " + line);
+        }
+    }
+
+    private static List<String> java(String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.add("--enable-native-access=ALL-UNNAMED");
+        String library = System.getProperty("ofl.verbs.library");
+        if (library != null) {
+            command.add("-Dofl.verbs.library=" + library);
+        }
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(Bench.class.getName());
+        command.addAll(List.of(args));
+        return command;
+    }
+
+    private Process start(List<String> command) throws IOException {
+        ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+        return builder.start();
+    }
+
+    private static void awaitLine(Process process, String prefix) throws IOException, InterruptedException {
+        BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8));
+        StringBuilder seen = new StringBuilder();
+        String line;
+        while ((line = reader.readLine()) != null) {
+            if (line.startsWith(prefix)) {
+                return;
+            }
+            seen.append(line).append('\n');
+        }
+        // A JVM that dies early writes its fatal-error report to standard output: show it.
+        boolean ended = process.waitFor(10, TimeUnit.SECONDS);
+        throw new IOException("the server ended before printing '" + prefix + "' (exit "
+                + (ended ? Integer.toString(process.exitValue()) : "none after 10 s") + "); its output:\n"
+                + seen.toString().strip());
+    }
+
+    private String runToEnd(List<String> command) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!process.waitFor(30, TimeUnit.MINUTES)) {
+            process.destroyForcibly();
+            throw new IOException(command.getFirst() + " did not end within 30 minutes");
+        }
+        if (process.exitValue() != 0) {
+            throw new IOException(String.join(" ", command) + " exited with " + process.exitValue() + ":\n"
+                    + output.strip());
+        }
+        return output;
+    }
+
+    private static void stop(Process process) {
+        if (process == null) {
+            return;
+        }
+        process.destroy();
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+    }
+}

@@ -1,0 +1,303 @@
+package dev.ofl.bench.run;
+
+import dev.ofl.api.ClientConfig;
+import dev.ofl.api.Completion;
+import dev.ofl.api.Limits;
+import dev.ofl.api.Ofl;
+import dev.ofl.api.OflClient;
+import dev.ofl.api.OflException;
+import dev.ofl.api.OflStatus;
+import dev.ofl.api.Region;
+import dev.ofl.api.ResponseRanges;
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Runs a schedule over one link: one ofl client at a time, for the block's backend and wait mode,
+ * kept while consecutive blocks use the same pair, one request at a time. Every request byte is checked by
+ * the server and every response byte by this class; mismatches and errors are counted and printed,
+ * never thrown. Round trip = from the first byte of the request being written (in place or
+ * prepared and copied in) to the completion; the response check is outside it.
+ *
+ * <p>Not thread-safe: one runner per link, each on its own thread.
+ */
+final class LinkRunner {
+    /** Run-wide settings shared by every link. */
+    record Settings(int port, int warmups, long warmupMinNs, int iterations, long cadenceNs, long timeoutNs) {
+    }
+
+    /** One open connection and its memory. */
+    private static final class Connection {
+        final OflClient client;
+        final Region region;
+        final MemorySegment scratch;
+        final ResponseRanges cpuRanges;
+
+        Connection(OflClient client, Region region, MemorySegment scratch) {
+            this.client = client;
+            this.region = region;
+            this.scratch = scratch;
+            this.cpuRanges = new ResponseRanges().add(region, 0, ExchangeHandler.CPU_ANSWER_BYTES);
+        }
+    }
+
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+    private final String link;
+    private final InetAddress server;
+    private final InetAddress local;
+    private final int cpu;
+    private final Settings settings;
+    private final long maxRequestBytes;
+    private final long maxResponseBytes;
+    private final PrintStream log;
+    private final Progress progress;
+    private Arena arena;
+    private MemorySegment responseMemory;
+    private MemorySegment requestScratch;
+    private final Map<String, Connection> connections = new LinkedHashMap<>();
+    private final Completion completion = new Completion();
+    private long iteration;
+
+    LinkRunner(String link, InetAddress server, InetAddress local, int cpu, Settings settings, long maxRequestBytes,
+            long maxResponseBytes, PrintStream log, Progress progress) {
+        this.link = link;
+        this.server = server;
+        this.local = local;
+        this.cpu = cpu;
+        this.settings = settings;
+        this.maxRequestBytes = maxRequestBytes;
+        this.maxResponseBytes = Math.max(maxResponseBytes, ExchangeHandler.CPU_ANSWER_BYTES);
+        this.log = log;
+        this.progress = progress;
+    }
+
+    /** Runs every block in order on the calling thread, then closes the connections. */
+    List<BlockResult> run(List<Schedule.Block> blocks) {
+        if (cpu >= 0) {
+            Affinity.pinCurrentThread(cpu);
+        }
+        List<BlockResult> results = new ArrayList<>();
+        arena = Arena.ofConfined();
+        responseMemory = arena.allocate(maxResponseBytes, 4096);
+        requestScratch = arena.allocate(maxRequestBytes, 64);
+        try {
+            for (Schedule.Block block : blocks) {
+                BlockResult r = runBlock(block);
+                results.add(r);
+                progress.blockDone(r);
+            }
+        } finally {
+            closeAll();
+            arena.close();
+        }
+        return results;
+    }
+
+    private void closeAll() {
+        for (Connection c : connections.values()) {
+            try {
+                c.client.close();
+            } catch (RuntimeException e) {
+                log.println("ofl-bench: link " + link + ": closing a client: " + e.getMessage());
+            }
+        }
+        connections.clear();
+    }
+
+    private Connection connection(Variant v) {
+        String key = v.backend() + "/" + v.waitMode();
+        Connection c = connections.get(key);
+        if (c == null) {
+            // Only the measured connection stays open: an idle busy-polling server connection would
+            // keep a core spinning and distort every other variant (and the server's CPU figures).
+            closeAll();
+            InetSocketAddress address = new InetSocketAddress(server, BenchServer.port(settings.port(), v.backend(),
+                    v.waitMode()));
+            OflClient client = Ofl.connect(ClientConfig.builder()
+                    .backend(v.backend())
+                    .server(address)
+                    .localAddress(local)
+                    .serviceName(BenchServer.SERVICE)
+                    .limits(new Limits((int) maxRequestBytes, (int) maxResponseBytes, 1, 1))
+                    .waitMode(v.waitMode())
+                    .build());
+            if (client.limits().maxRequestBytes() < maxRequestBytes) {
+                client.close();
+                throw new IllegalStateException("link " + link + ": " + address + " negotiated requests of at most "
+                        + client.limits().maxRequestBytes() + " bytes, the cases need " + maxRequestBytes
+                        + "; start the server with a larger --max-request-bytes");
+            }
+            // The memory outlives each client: registered again with every new one, once the previous is closed.
+            Region region = client.registerRegion(responseMemory);
+            c = new Connection(client, region, requestScratch);
+            connections.put(key, c);
+        }
+        return c;
+    }
+
+    private BlockResult runBlock(Schedule.Block block) {
+        ExchangeCase testCase = block.testCase();
+        Variant v = block.variant();
+        Histogram histogram = new Histogram(1, TimeUnit.MINUTES.toNanos(1), 3);
+        long[] tally = new long[2];
+        Connection c;
+        try {
+            c = connection(v);
+        } catch (RuntimeException e) {
+            log.println("ofl-bench: link " + link + " " + v.label() + ": cannot connect: " + e.getMessage());
+            return new BlockResult(link, block, 0, histogram, 0, -1, -1, -1, -1, 0, 1);
+        }
+        ResponseRanges ranges = new ResponseRanges();
+        if (testCase.responseBytes() > 0) {
+            ranges.add(c.region, 0, testCase.responseBytes());
+        }
+        long warmupEndNs = System.nanoTime() + settings.warmupMinNs();
+        long warmups = 0;
+        while (warmups < settings.warmups() || System.nanoTime() - warmupEndNs < 0) {
+            if (exchange(c, ranges, testCase, v, tally) < 0) {
+                break;
+            }
+            warmups++;
+        }
+        long[] serverCpu0 = serverCpu(c);
+        long threadCpu0 = THREADS.getCurrentThreadCpuTime();
+        long processCpu0 = ExchangeHandler.processCpuNs();
+        long sumNs = 0;
+        long nextStartNs = System.nanoTime();
+        for (int i = 0; i < settings.iterations(); i++) {
+            if (settings.cadenceNs() > 0) {
+                nextStartNs += settings.cadenceNs();
+                long waitNs;
+                while ((waitNs = nextStartNs - System.nanoTime()) > 0) {
+                    LockSupport.parkNanos(waitNs);
+                }
+            }
+            long rttNs = exchange(c, ranges, testCase, v, tally);
+            if (rttNs >= 0) {
+                histogram.recordValue(Math.min(rttNs, histogram.getHighestTrackableValue()));
+                sumNs += rttNs;
+            }
+        }
+        long threadCpu = THREADS.getCurrentThreadCpuTime() - threadCpu0;
+        long processCpu = ExchangeHandler.processCpuNs() - processCpu0;
+        long[] serverCpu1 = serverCpu(c);
+        long serverThread = serverCpu0 == null || serverCpu1 == null ? -1 : serverCpu1[0] - serverCpu0[0];
+        long serverProcess = serverCpu0 == null || serverCpu1 == null ? -1 : serverCpu1[1] - serverCpu0[1];
+        return new BlockResult(link, block, warmups, histogram, sumNs, threadCpu, processCpu, serverThread,
+                serverProcess, tally[0], tally[1]);
+    }
+
+    /** The server connection thread's and process's CPU time, or {@code null} if the query failed. */
+    private long[] serverCpu(Connection c) {
+        if (!ensureConnected(c)) {
+            return null;
+        }
+        try {
+            int status = c.client.call(ExchangeHandler.OP_CPU, 0, 0, c.cpuRanges, settings.timeoutNs(), completion);
+            if (status != OflStatus.OK || completion.responseLength() != ExchangeHandler.CPU_ANSWER_BYTES) {
+                log.println("ofl-bench: link " + link + ": CPU query failed: " + completion);
+                return null;
+            }
+        } catch (OflException e) {
+            log.println("ofl-bench: link " + link + ": CPU query failed: " + e.getMessage());
+            return null;
+        }
+        MemorySegment answer = c.region.segment();
+        return new long[] {answer.get(ExchangeHandler.FIELD_LE, 0), answer.get(ExchangeHandler.FIELD_LE, Long.BYTES)};
+    }
+
+    private boolean ensureConnected(Connection c) {
+        if (!c.client.isBroken()) {
+            return true;
+        }
+        try {
+            c.client.reconnect();
+            return true;
+        } catch (OflException e) {
+            log.println("ofl-bench: link " + link + ": reconnect failed: " + e.getMessage());
+            return false;
+        }
+    }
+
+    /**
+     * One checked exchange.
+     *
+     * @param tally {@code [mismatched bytes, errors]}, added to
+     * @return the round trip in nanoseconds, or {@code -1} if it failed or its bytes were wrong
+     */
+    private long exchange(Connection c, ResponseRanges ranges, ExchangeCase testCase, Variant v, long[] tally) {
+        if (!ensureConnected(c)) {
+            tally[1]++;
+            return -1;
+        }
+        long it = iteration++;
+        int requestBytes = (int) testCase.requestBytes();
+        long patternBytes = requestBytes - ExchangeHandler.HEADER_BYTES;
+        int status;
+        long startNs = System.nanoTime();
+        try {
+            MemorySegment payload = c.client.requestPayload();
+            payload.set(ExchangeHandler.FIELD_LE, ExchangeHandler.ITERATION_OFFSET, it);
+            payload.set(ExchangeHandler.FIELD_LE, ExchangeHandler.RESPONSE_BYTES_OFFSET, testCase.responseBytes());
+            payload.set(ExchangeHandler.FLAGS_LE, ExchangeHandler.FLAGS_OFFSET,
+                    v.responseInPlace() ? ExchangeHandler.FLAG_RESPONSE_IN_PLACE : 0);
+            payload.set(ExchangeHandler.FLAGS_LE, ExchangeHandler.FLAGS_OFFSET + Integer.BYTES, 0);
+            if (v.requestInPlace()) {
+                StreamPattern.fill(payload, ExchangeHandler.HEADER_BYTES, it, StreamPattern.REQUEST,
+                        ExchangeHandler.HEADER_BYTES, patternBytes);
+            } else {
+                StreamPattern.fill(c.scratch, ExchangeHandler.HEADER_BYTES, it, StreamPattern.REQUEST,
+                        ExchangeHandler.HEADER_BYTES, patternBytes);
+                MemorySegment.copy(c.scratch, ExchangeHandler.HEADER_BYTES, payload, ExchangeHandler.HEADER_BYTES,
+                        patternBytes);
+            }
+            status = c.client.call(ExchangeHandler.OP_EXCHANGE, it, requestBytes, ranges, settings.timeoutNs(),
+                    completion);
+        } catch (OflException | IllegalArgumentException e) {
+            tally[1]++;
+            log.println("ofl-bench: link " + link + " " + testCase.name() + " iteration " + it + ": " + e.getMessage());
+            return -1;
+        }
+        long rttNs = System.nanoTime() - startNs;
+        if (status == OflStatus.REFUSED
+                && completion.handlerStatus() == ExchangeHandler.REFUSED_BAD_REQUEST_BYTES) {
+            tally[0]++;
+            log.println("ofl-bench: link " + link + " " + testCase.name() + " iteration " + it
+                    + ": the server found request bytes that differ from the pattern");
+            return -1;
+        }
+        if (status != OflStatus.OK) {
+            tally[1]++;
+            log.println("ofl-bench: link " + link + " " + testCase.name() + " iteration " + it + ": " + completion);
+            return -1;
+        }
+        if (completion.responseLength() != testCase.responseBytes()) {
+            tally[1]++;
+            log.println("ofl-bench: link " + link + " " + testCase.name() + " iteration " + it + ": "
+                    + completion.responseLength() + " response bytes, expected " + testCase.responseBytes());
+            return -1;
+        }
+        long bad = StreamPattern.countMismatches(c.region.segment(), 0, it, StreamPattern.RESPONSE, 0,
+                testCase.responseBytes());
+        if (bad != 0) {
+            tally[0] += bad;
+            log.println("ofl-bench: link " + link + " " + testCase.name() + " iteration " + it + ": " + bad + " of "
+                    + testCase.responseBytes() + " response bytes differ from the pattern");
+            return -1;
+        }
+        return rttNs;
+    }
+}

@@ -1,0 +1,217 @@
+package dev.ofl.bench.run;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/**
+ * A plain blocking Java NIO request/response peer, the Java baseline beside the C one
+ * ({@code ofl-bench/src/main/c/tcp_peer.c}), speaking the same protocol and printing the same
+ * line: the client sends 64 bytes naming the response length and the iteration (little-endian);
+ * the server answers with that many bytes, every 256-byte row stamped with the iteration and the
+ * row number, the rest a fixed function of the offset; the client checks every byte.
+ *
+ * <pre>
+ *   nio server ADDRESS PORT
+ *   nio client ADDRESS PORT RESPONSE_BYTES ITERATIONS WARMUP
+ * </pre>
+ */
+@Command(name = "nio", mixinStandardHelpOptions = true,
+        description = "Plain blocking Java NIO peer: 'nio server ADDR PORT' or 'nio client ADDR PORT BYTES ITER WARMUP'.")
+public final class NioPeer implements Callable<Integer> {
+    private static final int REQUEST_BYTES = 64;
+    private static final int ROW_BYTES = 256;
+    private static final int STAMP_BYTES = 16;
+    private static final long MAX_RESPONSE_BYTES = 64L << 20;
+
+    @Parameters(index = "0", description = "server or client")
+    String role;
+
+    @Parameters(index = "1", description = "address")
+    String address;
+
+    @Parameters(index = "2", description = "port")
+    int port;
+
+    @Parameters(index = "3", arity = "0..1", description = "response bytes (client)")
+    long responseBytes;
+
+    @Parameters(index = "4", arity = "0..1", description = "measured requests (client)")
+    int iterations = 1000;
+
+    @Parameters(index = "5", arity = "0..1", description = "warm-up requests (client)")
+    int warmups = 200;
+
+    private final PrintStream out = System.out;
+
+    /** Creates the peer; picocli sets its arguments. */
+    public NioPeer() {
+    }
+
+    @Override
+    public Integer call() throws IOException {
+        InetSocketAddress at = new InetSocketAddress(address, port);
+        return switch (role) {
+            case "server" -> serve(at);
+            case "client" -> client(at);
+            default -> {
+                System.err.println("nio: role '" + role + "' is not server or client");
+                yield 2;
+            }
+        };
+    }
+
+    /** The byte at an offset of a response, before rows are stamped; the same function as the C peer's. */
+    static byte baseByte(long i) {
+        return (byte) (i * 7 + (i >>> 8));
+    }
+
+    /** Stamps every whole row with the iteration and its number, as the C peer does. */
+    static void stamp(ByteBuffer response, long length, long iteration) {
+        for (long row = 0; row * ROW_BYTES + STAMP_BYTES <= length; row++) {
+            response.putLong((int) (row * ROW_BYTES), iteration);
+            response.putLong((int) (row * ROW_BYTES + Long.BYTES), row);
+        }
+    }
+
+    /** Counts the bytes of a response that differ from what the server must have sent. */
+    static long check(ByteBuffer response, long length, long iteration) {
+        long bad = 0;
+        for (long row = 0; row * ROW_BYTES < length; row++) {
+            long start = row * ROW_BYTES;
+            boolean stamped = start + STAMP_BYTES <= length;
+            long end = Math.min(length, start + ROW_BYTES);
+            long i = start;
+            if (stamped) {
+                bad += response.getLong((int) start) != iteration ? 1 : 0;
+                bad += response.getLong((int) start + Long.BYTES) != row ? 1 : 0;
+                i = start + STAMP_BYTES;
+            }
+            for (; i < end; i++) {
+                bad += response.get((int) i) != baseByte(i) ? 1 : 0;
+            }
+        }
+        return bad;
+    }
+
+    private static void tune(SocketChannel channel) throws IOException {
+        channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        channel.setOption(StandardSocketOptions.SO_SNDBUF, 4 << 20);
+        channel.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
+    }
+
+    private static boolean readFully(SocketChannel channel, ByteBuffer buffer) throws IOException {
+        while (buffer.hasRemaining()) {
+            if (channel.read(buffer) < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void writeFully(SocketChannel channel, ByteBuffer buffer) throws IOException {
+        while (buffer.hasRemaining()) {
+            channel.write(buffer);
+        }
+    }
+
+    private int serve(InetSocketAddress at) throws IOException {
+        try (ServerSocketChannel listener = ServerSocketChannel.open()) {
+            listener.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            listener.bind(at);
+            out.println("ready");
+            out.flush();
+            try (SocketChannel channel = listener.accept()) {
+                tune(channel);
+                ByteBuffer request = ByteBuffer.allocateDirect(REQUEST_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+                ByteBuffer response = ByteBuffer.allocateDirect(0).order(ByteOrder.LITTLE_ENDIAN);
+                while (readFully(channel, request.clear())) {
+                    long length = request.getLong(0);
+                    long iteration = request.getLong(Long.BYTES);
+                    if (length < 0 || length > MAX_RESPONSE_BYTES) {
+                        System.err.println("nio server: response length " + length + " is outside 0.."
+                                + MAX_RESPONSE_BYTES);
+                        return 1;
+                    }
+                    if (length > response.capacity()) {
+                        response = ByteBuffer.allocateDirect((int) length).order(ByteOrder.LITTLE_ENDIAN);
+                        for (int i = 0; i < length; i++) {
+                            response.put(i, baseByte(i));
+                        }
+                    }
+                    stamp(response, length, iteration);
+                    writeFully(channel, response.clear().limit((int) length));
+                }
+            }
+        }
+        return 0;
+    }
+
+    private int client(InetSocketAddress at) throws IOException {
+        if (responseBytes < 0 || responseBytes > MAX_RESPONSE_BYTES || iterations < 1 || warmups < 0) {
+            System.err.println("nio client: response bytes must be 0.." + MAX_RESPONSE_BYTES
+                    + ", iterations at least 1, warm-up at least 0");
+            return 2;
+        }
+        long[] rtt = new long[iterations];
+        long mismatches = 0;
+        long totalNs = 0;
+        try (SocketChannel channel = connect(at)) {
+            tune(channel);
+            ByteBuffer request = ByteBuffer.allocateDirect(REQUEST_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+            ByteBuffer response = ByteBuffer.allocateDirect((int) Math.max(1, responseBytes))
+                    .order(ByteOrder.LITTLE_ENDIAN);
+            for (long it = 0; it < warmups + iterations; it++) {
+                request.clear();
+                request.putLong(0, responseBytes).putLong(Long.BYTES, it);
+                long t0 = System.nanoTime();
+                writeFully(channel, request);
+                if (!readFully(channel, response.clear().limit((int) responseBytes))) {
+                    System.err.println("nio client: the server closed the connection");
+                    return 1;
+                }
+                long t1 = System.nanoTime();
+                mismatches += check(response, responseBytes, it);
+                if (it >= warmups) {
+                    rtt[(int) (it - warmups)] = t1 - t0;
+                    totalNs += t1 - t0;
+                }
+            }
+        }
+        Arrays.sort(rtt);
+        double meanNs = (double) totalNs / iterations;
+        out.printf(Locale.ROOT, "java-nio blocking bytes=%-9d n=%d p50=%.1fus p99=%.1fus p99.9=%.1fus max=%.1fus"
+                + " MB/s=%.0f mismatches=%d%n", responseBytes, iterations, rtt[iterations / 2] / 1e3,
+                rtt[(int) ((long) iterations * 99 / 100)] / 1e3, rtt[(int) ((long) iterations * 999 / 1000)] / 1e3,
+                rtt[iterations - 1] / 1e3, responseBytes / (meanNs / 1e9) / 1e6, mismatches);
+        return mismatches != 0 ? 1 : 0;
+    }
+
+    private static SocketChannel connect(InetSocketAddress at) throws IOException {
+        IOException last = null;
+        for (int tries = 0; tries < 200; tries++) {
+            try {
+                return SocketChannel.open(at);
+            } catch (IOException e) {
+                last = e;
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while connecting to " + at, ie);
+                }
+            }
+        }
+        throw new IOException("nio client: cannot connect to " + at + " after 200 tries", last);
+    }
+}

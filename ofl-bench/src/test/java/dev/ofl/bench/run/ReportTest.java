@@ -1,0 +1,103 @@
+package dev.ofl.bench.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ofl.api.WaitMode;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramLogReader;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ReportTest {
+    private static final ExchangeCase CASE = ExchangeCase.parse("184416/24");
+    private static final Variant COPY = new Variant("tcp", WaitMode.BLOCKING, false, false);
+    private static final Variant IN_PLACE = new Variant("tcp", WaitMode.BLOCKING, true, false);
+
+    private static BlockResult block(int index, Variant v, long valueNs) {
+        Histogram h = new Histogram(1, TimeUnit.MINUTES.toNanos(1), 3);
+        for (int i = 0; i < 100; i++) {
+            h.recordValue(valueNs + i);
+        }
+        return new BlockResult("A", new Schedule.Block(index, CASE, v, 0), 20, h, 100 * valueNs, 1_000, 2_000, 3_000,
+                4_000, index == 1 ? 3 : 0, 0);
+    }
+
+    private static final List<BlockResult> BLOCKS = List.of(block(0, COPY, 10_000), block(1, IN_PLACE, 20_000),
+            block(2, IN_PLACE, 22_000), block(3, COPY, 12_000));
+
+    private static Map<String, Object> conditions() {
+        Map<String, Object> c = new LinkedHashMap<>();
+        c.put("cadence", "burst");
+        return c;
+    }
+
+    @Test
+    void jsonHasEveryBlockEverySummaryAndAReadableHistogramLog(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("run.json");
+        Report.writeJson(file, conditions(), BLOCKS, Summary.of(BLOCKS));
+        JsonNode root = new ObjectMapper().readTree(file.toFile());
+        assertEquals("ofl-bench", root.get("format").asText());
+        assertEquals(Report.JSON_VERSION, root.get("version").asInt());
+        assertEquals("burst", root.get("conditions").get("cadence").asText());
+        assertEquals(4, root.get("blocks").size());
+        JsonNode b1 = root.get("blocks").get(1);
+        assertEquals("inplace", b1.get("request").asText());
+        assertEquals(184_416, b1.get("requestBytes").asLong());
+        assertEquals(24, b1.get("responseBytes").asLong());
+        assertEquals(3, b1.get("mismatches").asLong());
+        for (String key : List.of("p50", "p90", "p99", "p99.9", "max")) {
+            assertTrue(b1.get("percentilesNs").has(key), key);
+        }
+        assertEquals(2, root.get("summaries").size());
+        JsonNode copy = root.get("summaries").get(0);
+        assertEquals("copy", copy.get("request").asText());
+        assertEquals(2, copy.get("blocks").asInt());
+        double meanP50 = copy.get("meanPercentilesNs").get("p50").asDouble();
+        assertTrue(meanP50 > 11_000 && meanP50 < 11_100, "mean of the block p50s: " + meanP50);
+        assertEquals(3_000.0 * 2 / 200, copy.get("serverThreadCpuNsPerRequest").asDouble(), 1e-9);
+        assertEquals(3, root.get("badChecks").asLong());
+
+        HistogramLogReader reader = new HistogramLogReader(new ByteArrayInputStream(
+                root.get("histogramLog").asText().getBytes(StandardCharsets.UTF_8)));
+        int histograms = 0;
+        for (Histogram h; (h = (Histogram) reader.nextIntervalHistogram()) != null; histograms++) {
+            assertEquals("b" + histograms + "-A", h.getTag());
+            assertEquals(100, h.getTotalCount());
+        }
+        assertEquals(4, histograms);
+    }
+
+    @Test
+    void tableHasOneLinePerSummary() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        Report.printTable(new PrintStream(bytes, true, StandardCharsets.UTF_8), conditions(), Summary.of(BLOCKS));
+        List<String> lines = bytes.toString(StandardCharsets.UTF_8).lines().toList();
+        assertEquals(5, lines.size());
+        assertTrue(lines.get(3).contains("tcp blocking req=copy resp=copy"), lines.get(3));
+        assertTrue(lines.get(4).matches(".* 3 +0$"), lines.get(4));
+    }
+
+    @Test
+    void chartsArePngFilesPerCaseAndForThroughput(@TempDir Path dir) throws Exception {
+        List<Path> files = Charts.write(dir, Summary.of(BLOCKS));
+        assertEquals(List.of(dir.resolve("latency-184416_24.png"), dir.resolve("throughput.png")), files);
+        for (Path f : files) {
+            byte[] head = Files.readAllBytes(f);
+            assertEquals((byte) 0x89, head[0]);
+            assertEquals('P', head[1]);
+        }
+    }
+}
