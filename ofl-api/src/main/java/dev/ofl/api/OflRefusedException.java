@@ -1,6 +1,5 @@
 package dev.ofl.api;
 
-import dev.ofl.api.wire.RefusalCode;
 
 /**
  * The server refused the connection during the bootstrap: service name, protocol version, limits

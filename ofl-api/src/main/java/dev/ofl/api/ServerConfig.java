@@ -21,6 +21,7 @@ import java.util.Objects;
  * <tr><td>drainTimeout</td><td>5 s</td><td>how long {@code close()} lets running handlers finish</td></tr>
  * <tr><td>waitMode</td><td>{@link WaitMode#BLOCKING}</td><td>how connection threads wait for requests</td></tr>
  * <tr><td>idleStrategy</td><td>{@link IdleStrategy#BUSY_SPIN}</td><td>between empty polls in busy-poll mode</td></tr>
+ * <tr><td>clock</td><td>{@link NanoClock#SYSTEM}</td><td>the server's deadlines and log intervals</td></tr>
  * <tr><td>properties</td><td>empty</td><td>backend-specific settings</td></tr>
  * </table>
  *
@@ -35,10 +36,11 @@ import java.util.Objects;
  * @param waitMode how connection threads wait
  * @param idleStrategy what busy polling does between empty polls
  * @param properties backend-specific settings
+ * @param clock the clock of the server's deadlines and log intervals
  */
 public record ServerConfig(String backend, InetSocketAddress bind, String serviceName, Limits limits,
         int maxConnections, Duration bootstrapTimeout, Duration drainTimeout, WaitMode waitMode,
-        IdleStrategy idleStrategy, Map<String, String> properties) {
+        IdleStrategy idleStrategy, Map<String, String> properties, NanoClock clock) {
 
     /**
      * Validates the settings.
@@ -72,6 +74,7 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         Objects.requireNonNull(waitMode, "waitMode");
         Objects.requireNonNull(idleStrategy, "idleStrategy");
         properties = Map.copyOf(properties);
+        Objects.requireNonNull(clock, "clock");
     }
 
     private static void positive(String name, Duration value) {
@@ -101,6 +104,7 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         private WaitMode waitMode = WaitMode.BLOCKING;
         private IdleStrategy idleStrategy = IdleStrategy.BUSY_SPIN;
         private Map<String, String> properties = Map.of();
+        private NanoClock clock = NanoClock.SYSTEM;
 
         private Builder() {
         }
@@ -205,6 +209,18 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         }
 
         /**
+         * Sets the clock of the server's deadlines and log intervals; tests inject their own.
+         * It must advance with real time: socket waits are bounded by what it measures.
+         *
+         * @param clock a monotonic nanosecond clock
+         * @return this builder
+         */
+        public Builder clock(NanoClock clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        /**
          * Sets backend-specific properties.
          *
          * @param properties names and values, as documented by the backend
@@ -223,7 +239,7 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
          */
         public ServerConfig build() {
             return new ServerConfig(backend, bind, serviceName, limits, maxConnections, bootstrapTimeout,
-                    drainTimeout, waitMode, idleStrategy, properties);
+                    drainTimeout, waitMode, idleStrategy, properties, clock);
         }
     }
 }

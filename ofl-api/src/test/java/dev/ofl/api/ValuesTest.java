@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ofl.api.wire.RefusalCode;
 import dev.ofl.api.wire.TransportKind;
 import dev.ofl.api.wire.WireStatus;
 import java.net.InetSocketAddress;

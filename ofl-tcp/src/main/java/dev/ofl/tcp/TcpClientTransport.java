@@ -4,6 +4,7 @@ import dev.ofl.api.ClientConfig;
 import dev.ofl.api.IdleStrategy;
 import dev.ofl.api.NanoClock;
 import dev.ofl.api.OflConnectionException;
+import dev.ofl.api.RefusalCode;
 import dev.ofl.api.Region;
 import dev.ofl.api.WaitMode;
 import dev.ofl.api.spi.BootstrapIo;
@@ -15,7 +16,6 @@ import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.MessageType;
 import dev.ofl.api.wire.ProtocolException;
-import dev.ofl.api.wire.RefusalCode;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -92,7 +92,7 @@ final class TcpClientTransport implements ClientTransport {
         try {
             ch = ClientBootstrap.open(config);
             ClientBootstrap.exchange(ch, server, Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, config.serviceName(),
-                    config.limits(), ""), deadlineNs);
+                    config.limits(), ""), deadlineNs, clock);
             ch.configureBlocking(false);
             sel = Selector.open();
             key = ch.register(sel, SelectionKey.OP_READ);

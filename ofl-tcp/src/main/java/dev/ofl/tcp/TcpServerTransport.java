@@ -2,6 +2,7 @@ package dev.ofl.tcp;
 
 import dev.ofl.api.IdleStrategy;
 import dev.ofl.api.Limits;
+import dev.ofl.api.RefusalCode;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
 import dev.ofl.api.spi.BootstrapIo;
@@ -10,7 +11,6 @@ import dev.ofl.api.spi.ServerTransport;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.MessageType;
-import dev.ofl.api.wire.RefusalCode;
 import dev.ofl.api.wire.TransportKind;
 import java.io.EOFException;
 import java.io.IOException;

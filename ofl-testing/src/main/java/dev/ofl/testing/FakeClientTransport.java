@@ -3,6 +3,7 @@ package dev.ofl.testing;
 import dev.ofl.api.ClientConfig;
 import dev.ofl.api.OflConnectionException;
 import dev.ofl.api.OflException;
+import dev.ofl.api.RefusalCode;
 import dev.ofl.api.Region;
 import dev.ofl.api.spi.BootstrapIo;
 import dev.ofl.api.spi.ClientBootstrap;
@@ -12,7 +13,6 @@ import dev.ofl.api.spi.ResponseSink;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.ProtocolException;
-import dev.ofl.api.wire.RefusalCode;
 import dev.ofl.api.wire.TransportKind;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -51,7 +51,7 @@ final class FakeClientTransport implements ClientTransport {
             channel = ClientBootstrap.open(config);
             Bootstrap.Endpoint hello = new Bootstrap.Endpoint(RefusalCode.ACCEPTED, TransportKind.IN_PROCESS,
                     config.serviceName(), config.limits(), created.id, 0, null, 0, 0, 0, "", null);
-            ClientBootstrap.exchange(channel, config.server(), hello, deadlineNs);
+            ClientBootstrap.exchange(channel, config.server(), hello, deadlineNs, config.clock());
             lossReason = null;
             LivenessWatcher.shared().watch(channel, reason -> {
                 lossReason = reason;
@@ -103,7 +103,7 @@ final class FakeClientTransport implements ClientTransport {
 
     @Override
     public int poll(ResponseSink sink) throws ProtocolException {
-        byte[] completion = link.takeCompletion(System.nanoTime());
+        byte[] completion = link.takeCompletion(config.clock().nanoTime());
         if (completion == null) {
             if (link.serverBroken()) {
                 throw new OflConnectionException("the server broke the connection");

@@ -1,6 +1,7 @@
 package dev.ofl.testing;
 
 import dev.ofl.api.Limits;
+import dev.ofl.api.RefusalCode;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.spi.LivenessWatcher;
 import dev.ofl.api.spi.RangeCursor;
@@ -9,7 +10,6 @@ import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.MessageType;
 import dev.ofl.api.wire.ProtocolException;
-import dev.ofl.api.wire.RefusalCode;
 import dev.ofl.api.wire.TransportKind;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -178,7 +178,7 @@ final class FakeServerTransport implements ServerTransport {
         if (link.faults.takeDrop()) {
             return;
         }
-        if (!link.complete(completion, System.nanoTime() + link.faults.responseDelayNs())) {
+        if (!link.complete(completion, config.clock().nanoTime() + link.faults.responseDelayNs())) {
             throw new IOException("the completion was not accepted: the client's side of the link is broken");
         }
     }

@@ -1,5 +1,6 @@
 package dev.ofl.api.spi;
 
+import dev.ofl.api.NanoClock;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,17 +22,19 @@ public final class BootstrapIo {
      *
      * @param channel a blocking channel
      * @param length bytes to read
-     * @param deadlineNs {@link System#nanoTime()} instant by which all must have arrived
+     * @param deadlineNs instant on {@code clock} by which all must have arrived
+     * @param clock the clock of the deadline
      * @return the bytes
      * @throws IOException on EOF, a deadline miss ({@link SocketTimeoutException}) or an I/O error
      */
-    public static byte[] readFully(SocketChannel channel, int length, long deadlineNs) throws IOException {
+    public static byte[] readFully(SocketChannel channel, int length, long deadlineNs, NanoClock clock)
+            throws IOException {
         byte[] bytes = new byte[length];
         Socket socket = channel.socket();
         InputStream in = socket.getInputStream();
         int at = 0;
         while (at < length) {
-            long remainingNs = deadlineNs - System.nanoTime();
+            long remainingNs = deadlineNs - clock.nanoTime();
             if (remainingNs <= 0) {
                 throw new SocketTimeoutException("bootstrap not complete by its deadline (" + at + " of " + length
                         + " bytes read)");
@@ -51,15 +54,16 @@ public final class BootstrapIo {
      * Reads and discards until the peer closes or the deadline passes.
      *
      * @param channel a blocking channel
-     * @param deadlineNs {@link System#nanoTime()} instant to give up at
+     * @param deadlineNs instant on {@code clock} to give up at
+     * @param clock the clock of the deadline
      */
-    public static void drain(SocketChannel channel, long deadlineNs) {
+    public static void drain(SocketChannel channel, long deadlineNs, NanoClock clock) {
         byte[] sink = new byte[4096];
         try {
             Socket socket = channel.socket();
             InputStream in = socket.getInputStream();
             long remainingNs;
-            while ((remainingNs = deadlineNs - System.nanoTime()) > 0) {
+            while ((remainingNs = deadlineNs - clock.nanoTime()) > 0) {
                 socket.setSoTimeout((int) Math.max(1, remainingNs / 1_000_000));
                 if (in.read(sink) < 0) {
                     return;

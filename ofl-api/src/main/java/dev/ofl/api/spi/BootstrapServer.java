@@ -1,16 +1,16 @@
 package dev.ofl.api.spi;
 
 import dev.ofl.api.Limits;
+import dev.ofl.api.OflException;
 import dev.ofl.api.OflHandler;
 import dev.ofl.api.OflRequest;
-import dev.ofl.api.OflException;
 import dev.ofl.api.OflServer;
+import dev.ofl.api.RefusalCode;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.ServerStatistics;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.HelloCheck;
 import dev.ofl.api.wire.ProtocolException;
-import dev.ofl.api.wire.RefusalCode;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -60,7 +60,7 @@ public final class BootstrapServer implements OflServer {
     private final Thread acceptThread;
     private final OflHandler handler;
     private final ServerTransport.Factory transports;
-    private final HandlerErrors handlerErrors = new HandlerErrors();
+    private final HandlerErrors handlerErrors;
     private final Consumer<BootstrapServer> afterClose;
     private final AtomicBoolean afterCloseRan = new AtomicBoolean();
     /** Every accepted connection with the thread that runs it, until that thread ends. */
@@ -80,6 +80,7 @@ public final class BootstrapServer implements OflServer {
         this.acceptor = acceptor;
         this.handler = handler;
         this.transports = transports;
+        this.handlerErrors = new HandlerErrors(config.clock());
         this.localAddress = (InetSocketAddress) acceptor.getLocalAddress();
         this.acceptThread = Thread.ofPlatform().name("ofl-" + backend + "-accept-" + localAddress.getPort())
                 .daemon().unstarted(this::acceptLoop);
@@ -198,7 +199,7 @@ public final class BootstrapServer implements OflServer {
      */
     public Bootstrap.Endpoint acceptHello(SocketChannel channel, int transport, long connectionId)
             throws IOException, ProtocolException {
-        long deadlineNs = System.nanoTime() + config.bootstrapTimeout().toNanos();
+        long deadlineNs = config.clock().nanoTime() + config.bootstrapTimeout().toNanos();
         channel.configureBlocking(true);
         channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
         channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
@@ -207,8 +208,8 @@ public final class BootstrapServer implements OflServer {
         Bootstrap.Endpoint hello;
         try {
             Bootstrap.Frame frame = Bootstrap.decodeFrame(
-                    BootstrapIo.readFully(channel, Bootstrap.FRAME_LENGTH, deadlineNs), Bootstrap.HELLO);
-            byte[] body = BootstrapIo.readFully(channel, frame.bodyLength(), deadlineNs);
+                    BootstrapIo.readFully(channel, Bootstrap.FRAME_LENGTH, deadlineNs, config.clock()), Bootstrap.HELLO);
+            byte[] body = BootstrapIo.readFully(channel, frame.bodyLength(), deadlineNs, config.clock());
             HelloCheck version = HelloCheck.version(frame.version());
             if (!version.accepted()) {
                 refuse(channel, connectionId, version.code(), version.reason());
@@ -266,7 +267,7 @@ public final class BootstrapServer implements OflServer {
             BootstrapIo.writeFully(channel, Bootstrap.encode(Bootstrap.WELCOME,
                     Bootstrap.Endpoint.tcp(code, config.serviceName(), config.limits(), reason)));
             channel.shutdownOutput();
-            BootstrapIo.drain(channel, System.nanoTime() + LINGER_NS);
+            BootstrapIo.drain(channel, config.clock().nanoTime() + LINGER_NS, config.clock());
         } catch (IOException e) {
             LOG.debug("could not send the refusal to {}: {}", remote(channel), e.toString());
         }
@@ -356,11 +357,11 @@ public final class BootstrapServer implements OflServer {
         for (Connection connection : running.keySet()) {
             connection.closeIfIdle();
         }
-        joinAll(System.nanoTime() + config.drainTimeout().toNanos());
+        joinAll(config.clock().nanoTime() + config.drainTimeout().toNanos());
         for (Connection connection : running.keySet()) {
             connection.forceClose();
         }
-        joinAll(System.nanoTime() + 1_000_000_000L);
+        joinAll(config.clock().nanoTime() + 1_000_000_000L);
         try {
             acceptThread.join(1000);
         } catch (InterruptedException e) {
@@ -384,7 +385,7 @@ public final class BootstrapServer implements OflServer {
 
     private void joinAll(long deadlineNs) {
         for (Thread thread : running.values()) {
-            long remainingMs = (deadlineNs - System.nanoTime()) / 1_000_000;
+            long remainingMs = (deadlineNs - config.clock().nanoTime()) / 1_000_000;
             if (remainingMs <= 0) {
                 return;
             }

@@ -1,12 +1,13 @@
 package dev.ofl.api.spi;
 
 import dev.ofl.api.ClientConfig;
+import dev.ofl.api.NanoClock;
 import dev.ofl.api.OflException;
 import dev.ofl.api.OflRefusedException;
+import dev.ofl.api.RefusalCode;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.ProtocolException;
-import dev.ofl.api.wire.RefusalCode;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -54,7 +55,8 @@ public final class ClientBootstrap {
      * @param channel the connected socket
      * @param server the server's address, for messages
      * @param hello what this client proposes
-     * @param deadlineNs {@link System#nanoTime()} instant by which the WELCOME must have arrived
+     * @param deadlineNs instant on {@code clock} by which the WELCOME must have arrived
+     * @param clock the clock of the deadline
      * @return the server's accepting WELCOME
      * @throws OflRefusedException if the server refused, with its reason
      * @throws OflException if the WELCOME is malformed, of another version, or accepts other
@@ -62,17 +64,17 @@ public final class ClientBootstrap {
      * @throws IOException if the socket fails or the deadline passes
      */
     public static Bootstrap.Endpoint exchange(SocketChannel channel, InetSocketAddress server, Bootstrap.Endpoint hello,
-            long deadlineNs) throws IOException {
+            long deadlineNs, NanoClock clock) throws IOException {
         BootstrapIo.writeFully(channel, Bootstrap.encode(Bootstrap.HELLO, hello));
         Bootstrap.Endpoint welcome;
         try {
             Bootstrap.Frame frame = Bootstrap.decodeFrame(
-                    BootstrapIo.readFully(channel, Bootstrap.FRAME_LENGTH, deadlineNs), Bootstrap.WELCOME);
+                    BootstrapIo.readFully(channel, Bootstrap.FRAME_LENGTH, deadlineNs, clock), Bootstrap.WELCOME);
             if (frame.version() != MessageHeader.VERSION) {
                 throw new OflException("server " + server + " answered in protocol version " + frame.version()
                         + "; this client speaks version " + MessageHeader.VERSION);
             }
-            welcome = Bootstrap.decodeBody(BootstrapIo.readFully(channel, frame.bodyLength(), deadlineNs));
+            welcome = Bootstrap.decodeBody(BootstrapIo.readFully(channel, frame.bodyLength(), deadlineNs, clock));
         } catch (ProtocolException e) {
             throw new OflException("server " + server + " sent a malformed WELCOME: " + e.getMessage(), e);
         }

@@ -109,7 +109,7 @@ public final class ClientSession implements OflClient {
                 awaited[i] = true;
             }
             created = factory.create(config, memory, slotBytes);
-            created.connect(regions, System.nanoTime() + config.connectTimeout().toNanos());
+            created.connect(regions, clock.nanoTime() + config.connectTimeout().toNanos());
         } catch (RuntimeException | Error e) {
             if (created == null || created.close()) {
                 arena.close();
@@ -313,7 +313,7 @@ public final class ClientSession implements OflClient {
         oldestTicket = nextTicket;
         receivingTicket = nextTicket;
         try {
-            transport.connect(regions, System.nanoTime() + config.connectTimeout().toNanos());
+            transport.connect(regions, clock.nanoTime() + config.connectTimeout().toNanos());
         } catch (RuntimeException e) {
             brokenReason = "reconnect() failed: " + e.getMessage();
             throw e;

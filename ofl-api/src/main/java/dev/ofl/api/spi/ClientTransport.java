@@ -53,7 +53,7 @@ public interface ClientTransport extends RequestEncoder.RangeAddressing {
      * far; after a break, {@link #disconnect()} was called first.
      *
      * @param regions the client's regions, indexed by {@link Region#id()}
-     * @param deadlineNs when to give up, on {@link System#nanoTime()}
+     * @param deadlineNs when to give up, on the client's clock
      * @throws dev.ofl.api.OflException if it cannot; nothing of the attempt stays open
      */
     void connect(List<Region> regions, long deadlineNs);

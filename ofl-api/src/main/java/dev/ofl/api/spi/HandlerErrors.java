@@ -1,5 +1,6 @@
 package dev.ofl.api.spi;
 
+import dev.ofl.api.NanoClock;
 import dev.ofl.api.OflRequest;
 import java.util.HashMap;
 import java.util.Map;
@@ -25,11 +26,16 @@ final class HandlerErrors {
     }
 
     private final Map<String, Kind> kinds = new HashMap<>();
+    private final NanoClock clock;
+
+    HandlerErrors(NanoClock clock) {
+        this.clock = clock;
+    }
 
     synchronized void record(OflRequest request, Exception failure) {
         String key = failure.getClass().getName() + ": " + failure.getMessage();
         Kind kind = kinds.get(key);
-        long nowNs = System.nanoTime();
+        long nowNs = clock.nanoTime();
         if (kind == null) {
             if (kinds.size() < MAX_DISTINCT) {
                 kind = new Kind();

@@ -1,11 +1,12 @@
 package dev.ofl.api.wire;
 
 import dev.ofl.api.Limits;
+import dev.ofl.api.RefusalCode;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Objects;
 

@@ -1,6 +1,7 @@
 package dev.ofl.api.wire;
 
 import dev.ofl.api.Limits;
+import dev.ofl.api.RefusalCode;
 
 /**
  * The server's decision on a HELLO, shared by every backend so that all refuse the same things in

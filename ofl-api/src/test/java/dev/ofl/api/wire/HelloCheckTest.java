@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ofl.api.Limits;
+import dev.ofl.api.RefusalCode;
 import org.junit.jupiter.api.Test;
 
 /** The server's decision on a HELLO, in the order of docs/PROTOCOL.md 3.4. */

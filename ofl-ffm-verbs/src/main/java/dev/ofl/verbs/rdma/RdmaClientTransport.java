@@ -4,6 +4,7 @@ import dev.ofl.api.ClientConfig;
 import dev.ofl.api.Limits;
 import dev.ofl.api.OflConnectionException;
 import dev.ofl.api.OflException;
+import dev.ofl.api.RefusalCode;
 import dev.ofl.api.Region;
 import dev.ofl.api.WaitMode;
 import dev.ofl.api.spi.BootstrapIo;
@@ -14,7 +15,6 @@ import dev.ofl.api.spi.ResponseSink;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.ProtocolException;
-import dev.ofl.api.wire.RefusalCode;
 import dev.ofl.api.wire.TransportKind;
 import dev.ofl.verbs.Errno;
 import dev.ofl.verbs.GidEntry;
@@ -134,7 +134,7 @@ final class RdmaClientTransport implements ClientTransport {
             Bootstrap.Endpoint hello = created.endpoint(new Bootstrap.Endpoint(RefusalCode.ACCEPTED,
                     TransportKind.RDMA, config.serviceName(), limits, 0, 0, null, 0, 0, 0, "", null),
                     ring.address(), ringMr.rkey());
-            Bootstrap.Endpoint welcome = ClientBootstrap.exchange(channel, server, hello, deadlineNs);
+            Bootstrap.Endpoint welcome = ClientBootstrap.exchange(channel, server, hello, deadlineNs, config.clock());
             try {
                 created.connect(welcome, settings, RdmaSettings.RNR_RETRY_FOREVER);
             } catch (IllegalArgumentException e) {

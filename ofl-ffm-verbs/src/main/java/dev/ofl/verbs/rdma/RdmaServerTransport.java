@@ -3,6 +3,7 @@ package dev.ofl.verbs.rdma;
 import dev.ofl.api.IdleStrategy;
 import dev.ofl.api.Limits;
 import dev.ofl.api.OflConnectionException;
+import dev.ofl.api.RefusalCode;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
 import dev.ofl.api.spi.LivenessWatcher;
@@ -12,7 +13,6 @@ import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.MessageType;
 import dev.ofl.api.wire.ProtocolException;
-import dev.ofl.api.wire.RefusalCode;
 import dev.ofl.api.wire.TransportKind;
 import dev.ofl.verbs.Errno;
 import dev.ofl.verbs.GidEntry;
@@ -148,7 +148,7 @@ final class RdmaServerTransport implements ServerTransport {
     @Override
     public void start() throws IOException {
         LivenessWatcher.shared().watch(channel, reason -> {
-            peerLossNs = System.nanoTime();
+            peerLossNs = config.clock().nanoTime();
             peerLoss = reason;
         });
         LOG.debug("qp {} serving", link.qp.qpNumber());
@@ -286,7 +286,7 @@ final class RdmaServerTransport implements ServerTransport {
 
     /** Waits until at most {@code outstanding} posted writes are incomplete. */
     private void awaitWrites(long outstanding) throws IOException {
-        long startNs = System.nanoTime();
+        long startNs = config.clock().nanoTime();
         idle.reset();
         while (postedWrites - completedWrites > outstanding) {
             int work = poll();
@@ -294,7 +294,7 @@ final class RdmaServerTransport implements ServerTransport {
                 continue;
             }
             if (peerLoss != null && !link.isBroken()) {
-                long sinceNs = System.nanoTime() - Math.max(startNs, peerLossNs);
+                long sinceNs = config.clock().nanoTime() - Math.max(startNs, peerLossNs);
                 if (sinceNs > unacknowledgedBoundNs) {
                     LOG.info("qp {}: a response stayed unacknowledged {} ms after the client left; breaking the "
                             + "queue pair", link.qp.qpNumber(), sinceNs / 1_000_000);

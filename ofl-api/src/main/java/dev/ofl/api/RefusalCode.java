@@ -1,4 +1,4 @@
-package dev.ofl.api.wire;
+package dev.ofl.api;
 
 /** Why a server refused a connection: the {@code status} of a WELCOME. */
 public enum RefusalCode {
