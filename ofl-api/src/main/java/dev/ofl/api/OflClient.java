@@ -110,6 +110,15 @@ public interface OflClient extends AutoCloseable {
     void reconnect();
 
     /**
+     * Counters since the client was created, across reconnects: calls and their outcomes,
+     * timeouts, broken connections by cause, reconnects. Unlike the other methods, safe to call
+     * from any thread, for monitoring.
+     *
+     * @return a snapshot
+     */
+    ClientStatistics statistics();
+
+    /**
      * Whether the connection is broken (timeout, peer loss, protocol violation) and needs
      * {@link #reconnect()}.
      *

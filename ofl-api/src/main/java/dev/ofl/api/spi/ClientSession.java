@@ -1,6 +1,7 @@
 package dev.ofl.api.spi;
 
 import dev.ofl.api.ClientConfig;
+import dev.ofl.api.ClientStatistics;
 import dev.ofl.api.Completion;
 import dev.ofl.api.IdleStrategy;
 import dev.ofl.api.Limits;
@@ -11,6 +12,7 @@ import dev.ofl.api.OflStatus;
 import dev.ofl.api.Region;
 import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.WaitMode;
+import dev.ofl.api.spi.ClientCounters.Counter;
 import dev.ofl.api.wire.MessageChecks;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.ProtocolException;
@@ -53,6 +55,7 @@ public final class ClientSession implements OflClient {
     private final List<Region> regions = new ArrayList<>();
     private final RequestEncoder encoder = new RequestEncoder();
     private final Sink sink = new Sink();
+    private final ClientCounters counters = new ClientCounters();
 
     private final MemorySegment[] messages;
     private final MemorySegment[] payloads;
@@ -180,16 +183,17 @@ public final class ClientSession implements OflClient {
             transport.send(messages[slot], length, sink);
         } catch (ProtocolException e) {
             awaited[slot] = true;
-            throw broken("the server broke the protocol: " + e.getMessage(), null);
+            throw broken(Counter.PROTOCOL_ERRORS, "the server broke the protocol: " + e.getMessage(), null);
         } catch (OflConnectionException e) {
             awaited[slot] = true;
-            throw broken(e.getMessage(), e.getCause());
+            throw broken(Counter.TRANSPORT_FAILURES, e.getMessage(), e.getCause());
         } catch (RuntimeException e) {
             awaited[slot] = true;
             // Part of the request may be on the wire: the connection cannot be trusted any more.
-            breakConnection("sending request " + nextTicket + " failed: " + e);
+            breakConnection(Counter.TRANSPORT_FAILURES, "sending request " + nextTicket + " failed: " + e);
             throw e;
         }
+        counters.increment(Counter.CALLS);
         return nextTicket++;
     }
 
@@ -221,13 +225,13 @@ public final class ClientSession implements OflClient {
                 }
                 if (nowNs - deadlineNs >= 0) {
                     // The transport is broken before we return: from now on nothing lands in any range.
-                    breakConnection("ticket " + ticket + " timed out");
+                    breakConnection(Counter.TIMEOUTS, "ticket " + ticket + " timed out");
                     release(slot);
                     completion.set(ticket, OflStatus.TIMED_OUT, 0, 0);
                     return OflStatus.TIMED_OUT;
                 }
                 if (Thread.currentThread().isInterrupted()) {
-                    breakConnection("the thread awaiting ticket " + ticket + " was interrupted");
+                    breakConnection(Counter.INTERRUPTS, "the thread awaiting ticket " + ticket + " was interrupted");
                     release(slot);
                     throw new OflConnectionException("interrupted while awaiting ticket " + ticket + "; the "
                             + "connection is broken so that nothing lands late (the interrupt stays set); call "
@@ -240,21 +244,26 @@ public final class ClientSession implements OflClient {
                 }
             } catch (ProtocolException e) {
                 release(slot);
-                throw broken("the server broke the protocol: " + e.getMessage(), null);
+                throw broken(Counter.PROTOCOL_ERRORS, "the server broke the protocol: " + e.getMessage(), null);
             } catch (OflConnectionException e) {
                 if (awaited[slot]) {
                     throw e;
                 }
                 release(slot);
-                throw broken(e.getMessage(), e.getCause());
+                throw broken(Counter.TRANSPORT_FAILURES, e.getMessage(), e.getCause());
             } catch (RuntimeException e) {
                 // For example a region's memory freed by the caller: the stream is out of step now.
-                breakConnection("awaiting ticket " + ticket + " failed: " + e);
+                breakConnection(Counter.TRANSPORT_FAILURES, "awaiting ticket " + ticket + " failed: " + e);
                 release(slot);
                 throw e;
             }
         }
         int status = WireStatus.toOflStatus(statuses[slot]);
+        counters.increment(switch (status) {
+            case OflStatus.OK -> Counter.OK;
+            case OflStatus.REFUSED -> Counter.REFUSED;
+            default -> Counter.HANDLER_FAILURES;
+        });
         completion.set(ticket, status, handlerStatuses[slot], status == OflStatus.OK ? lengths[slot] : 0);
         release(slot);
         return status;
@@ -271,19 +280,23 @@ public final class ClientSession implements OflClient {
         if (brokenReason == null) {
             String lost = transport.lossReason();
             if (lost != null) {
-                breakConnection(lost);
+                breakConnection(Counter.PEER_LOSSES, lost);
             }
         }
     }
 
-    private OflConnectionException broken(String reason, Throwable cause) {
-        breakConnection(reason);
-        return new OflConnectionException(reason + "; the client is broken until reconnect()", cause);
+    private OflConnectionException broken(Counter cause, String reason, Throwable throwable) {
+        breakConnection(cause, reason);
+        return new OflConnectionException(reason + "; the client is broken until reconnect()", throwable);
     }
 
-    private void breakConnection(String reason) {
+    /** Breaks the transport; the first break of a connection is counted under its cause, if any. */
+    private void breakConnection(Counter cause, String reason) {
         if (brokenReason == null) {
             brokenReason = reason;
+            if (cause != null) {
+                counters.increment(cause);
+            }
         }
         transport.breakConnection();
     }
@@ -305,7 +318,7 @@ public final class ClientSession implements OflClient {
     @Override
     public void reconnect() {
         ensureOpen();
-        breakConnection("reconnect() was called");
+        breakConnection(null, "reconnect() was called");
         transport.disconnect();
         for (int i = 0; i < awaited.length; i++) {
             awaited[i] = true;
@@ -319,6 +332,12 @@ public final class ClientSession implements OflClient {
             throw e;
         }
         connected();
+        counters.increment(Counter.RECONNECTS);
+    }
+
+    @Override
+    public ClientStatistics statistics() {
+        return counters.snapshot();
     }
 
     @Override
@@ -356,7 +375,7 @@ public final class ClientSession implements OflClient {
             return;
         }
         closed = true;
-        breakConnection("closed");
+        breakConnection(null, "closed");
         boolean free;
         try {
             free = transport.close();
