@@ -137,7 +137,7 @@ public final class MessageChecks {
         if (header.payloadLength() != 0) {
             throw new ProtocolException("payload length", header.payloadLength(), "a RESPONSE carries no payload");
         }
-        checkStatus(header, received, received, "does not match the " + received + " bytes received");
+        checkStatus(header, received, received);
         return type;
     }
 
@@ -163,21 +163,23 @@ public final class MessageChecks {
         }
         requireZero("range count", header.rangeCount(), "a RESPONSE carries no ranges");
         requireZero("payload length", header.payloadLength(), "a RESPONSE carries no payload");
-        checkStatus(header, 0, capacity, "exceeds the request's ranges, " + capacity + " bytes");
+        checkStatus(header, 0, capacity);
     }
 
     /**
      * The status rules of a RESPONSE, the same for every transport: OK carries a length in
      * {@code [minLength, maxLength]} and no handler status, REFUSED a non-zero handler status and
-     * no length, HANDLER_FAILED no length.
+     * no length, HANDLER_FAILED no length. The rule's text is built only when it fails: this runs on
+     * every response.
      */
-    private static void checkStatus(MessageHeader header, long minLength, long maxLength, String lengthRule)
-            throws ProtocolException {
+    private static void checkStatus(MessageHeader header, long minLength, long maxLength) throws ProtocolException {
         int status = header.status();
         switch (status) {
             case WireStatus.OK -> {
                 if (header.responseLength() < minLength || header.responseLength() > maxLength) {
-                    throw new ProtocolException("response length", header.responseLength(), lengthRule);
+                    throw new ProtocolException("response length", header.responseLength(), minLength == maxLength
+                            ? "does not match the " + minLength + " bytes received"
+                            : "exceeds the request's ranges, " + maxLength + " bytes");
                 }
                 if (header.handlerStatus() != 0) {
                     throw new ProtocolException("handler status", header.handlerStatus(), "must be zero with OK");
