@@ -945,6 +945,9 @@ public abstract class OflConformanceSuite {
                 .bind(new InetSocketAddress(bindAddress(), 0))
                 .serviceName(SERVICE)
                 .idleStrategy(idleStrategy())
+                // The same bound as the client's connect: a slow first connection (a cold JVM on a
+                // loaded or emulated machine) must not be dropped by the server's 5 s default.
+                .bootstrapTimeout(Duration.ofSeconds(WAIT_SECONDS))
                 .properties(serverProperties());
     }
 

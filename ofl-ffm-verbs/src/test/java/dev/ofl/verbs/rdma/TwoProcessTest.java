@@ -18,6 +18,7 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -26,11 +27,11 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -110,9 +111,17 @@ class TwoProcessTest {
                 .properties(TestEnvironment.rdmaProperties()).build();
     }
 
+    /** Each test's backstop: three minutes on the build host, scaled like every other wait. */
+    private static Duration backstop() {
+        return TestEnvironment.duration(180);
+    }
+
     @Test
-    @Timeout(180)
-    void killingTheServerMidRequestFailsTheClientBeforeItsDeadline() throws Exception {
+    void killingTheServerMidRequestFailsTheClientBeforeItsDeadline() {
+        assertTimeoutPreemptively(backstop(), this::killServerMidRequest);
+    }
+
+    private void killServerMidRequest() throws Exception {
         Peer server = start("server");
         int port = Integer.parseInt(server.expect("LISTENING").split(" ")[1]);
         try (OflClient client = Ofl.connect(clientConfig(new InetSocketAddress(TestEnvironment.address(), port)));
@@ -136,8 +145,11 @@ class TwoProcessTest {
     }
 
     @Test
-    @Timeout(180)
-    void killingTheClientMidRequestLeavesTheServerServing() throws Exception {
+    void killingTheClientMidRequestLeavesTheServerServing() {
+        assertTimeoutPreemptively(backstop(), this::killClientMidRequest);
+    }
+
+    private void killClientMidRequest() throws Exception {
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch clientDead = new CountDownLatch(1);
         ServerConfig config = serverConfig();
