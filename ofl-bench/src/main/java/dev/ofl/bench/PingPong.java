@@ -22,6 +22,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -165,6 +166,11 @@ public final class PingPong implements Callable<Integer> {
             description = "Deadline of each request; a timeout counts as an error (default: ${DEFAULT-VALUE}).")
     private long timeoutMs = 5000;
 
+    @Option(names = "--connect-timeout-ms", paramLabel = "MS",
+            description = "Bound on the client's connect plus bootstrap and on the server's wait for it; raise it"
+                    + " where the JVM runs slowly, e.g. an emulated guest (default: ${DEFAULT-VALUE}).")
+    private long connectTimeoutMs = 5000;
+
     private final PrintStream out;
     private final PrintStream log;
 
@@ -198,9 +204,10 @@ public final class PingPong implements Callable<Integer> {
         List<WaitMode> waitModes = parseWaits();
         List<ResponseMode> responseModes = responses == null ? null : parseResponses();
         List<Case> selected = parseCases();
-        if (iterations != null && iterations < 1 || warmup != null && warmup < 0 || timeoutMs < 1) {
-            throw new ParameterException(spec.commandLine(),
-                    "--iterations must be at least 1, --warmup at least 0 and --timeout-ms at least 1");
+        if (iterations != null && iterations < 1 || warmup != null && warmup < 0 || timeoutMs < 1
+                || connectTimeoutMs < 1) {
+            throw new ParameterException(spec.commandLine(), "--iterations must be at least 1, --warmup at least 0,"
+                    + " and --timeout-ms and --connect-timeout-ms at least 1");
         }
         InetAddress address;
         try {
@@ -259,6 +266,7 @@ public final class PingPong implements Callable<Integer> {
                 .serviceName(SERVICE)
                 .limits(limits)
                 .waitMode(waitMode)
+                .bootstrapTimeout(Duration.ofMillis(connectTimeoutMs))
                 .build();
         try (PatternHandler handler = new PatternHandler(responseMode);
                 Arena arena = Arena.ofConfined()) {
@@ -269,6 +277,7 @@ public final class PingPong implements Callable<Integer> {
                             .serviceName(SERVICE)
                             .limits(limits)
                             .waitMode(waitMode)
+                            .connectTimeout(Duration.ofMillis(connectTimeoutMs))
                             .build())) {
                 Region region = client.registerRegion(arena.allocate(maxResponseBytes, 4096));
                 for (Case c : selected) {

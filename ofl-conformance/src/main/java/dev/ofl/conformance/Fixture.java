@@ -69,6 +69,9 @@ final class Fixture {
                 .bind(new InetSocketAddress(transport.bindAddress(), 0))
                 .serviceName(SERVICE)
                 .idleStrategy(transport.idleStrategy())
+                // The same bound as the client's connect: a slow first connection (a cold JVM on a
+                // loaded or emulated machine) must not be dropped by the server's 5 s default.
+                .bootstrapTimeout(Duration.ofSeconds(WAIT_SECONDS))
                 .properties(transport.serverProperties());
     }
 

@@ -1,0 +1,290 @@
+#!/bin/bash
+# Runs inside the rxe guest, chrooted into the host's read-only root by init, with the output share
+# at $1. Builds the soft-RoCE set-up (a veth pair, rxe0 on veth0 and rxe1 on veth1) and runs every
+# stage against rdma-core's real libibverbs and its rxe provider. Each stage appends
+# "name passed failed seconds" to $1/results and keeps its full output in $1/<name>.log; $1/done
+# marks a run that got to the end.
+set -uo pipefail
+out="$1"
+# shellcheck source=/dev/null
+. "$out/env"
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp LANG=C.UTF-8
+cd /tmp || exit 1
+
+java="$JAVA_HOME/bin/java"
+# Under TCG: C1 only (C2 compiles for minutes of guest time) and the JDK's CDS archive. In the
+# environment, so that the child JVMs TwoProcessTest starts get the same flags.
+export JAVA_TOOL_OPTIONS="-XX:TieredStopAtLevel=1 -Xshare:auto -XX:+UseSerialGC"
+real=/usr/lib/x86_64-linux-gnu/libibverbs.so.1
+softverbs="$REPO/ofl-softverbs/target/lib/libibverbs.so.1"
+a=10.55.0.1
+b=10.55.0.2
+
+say() { echo "rxe-guest: $*"; }
+now() { cut -d' ' -f1 /proc/uptime; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+want() { [ -z "$STAGES" ] || [[ " $STAGES " == *" $1 "* ]]; }
+
+# run_stage NAME FUNCTION...: the function sets PASSED and FAILED; its output goes to NAME.log.
+run_stage() {
+    local name="$1"
+    shift
+    want "$name" || return 0
+    local t0
+    t0="$(now)"
+    PASSED=0
+    FAILED=0
+    "$@" > "$out/$name.log" 2>&1
+    local seconds
+    seconds="$(since "$t0")"
+    echo "$name $PASSED $FAILED $seconds" >> "$out/results"
+    say "$name: $PASSED passed, $FAILED failed ($seconds s)"
+    if [ "$FAILED" -ne 0 ]; then
+        say "---- last lines of $name.log ----"
+        tail -n 80 "$out/$name.log"
+        say "---- end of $name.log ----"
+    fi
+}
+
+# The sysfs spelling of the RoCE v2 GID ::ffff:A.B.C.D, and its index on DEVICE's port 1.
+gid_index() {
+    local device="$1" address="$2" port="/sys/class/infiniband/$1/ports/1" wanted g i
+    wanted="0000:0000:0000:0000:0000:ffff:$(IFS=. read -r w x y z <<< "$address"; printf '%02x%02x:%02x%02x' "$w" "$x" "$y" "$z")"
+    for g in "$port"/gids/*; do
+        i="${g##*/}"
+        if [ "$(cat "$g" 2>/dev/null)" = "$wanted" ] && [ "$(cat "$port/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ]; then
+            echo "$i"
+            return 0
+        fi
+    done
+    return 1
+}
+
+setup() {
+    ip link set lo up &&
+    ip link add veth0 type veth peer name veth1 &&
+    ip addr add "$a/24" dev veth0 &&
+    ip addr add "$b/24" dev veth1 &&
+    ip link set veth0 up &&
+    ip link set veth1 up &&
+    rdma link add rxe0 type rxe netdev veth0 &&
+    rdma link add rxe1 type rxe netdev veth1 || return 1
+    # Both addresses are local, so the kernel would route each to the other over lo, and RoCE
+    # address resolution refuses a route whose netdev is not the GID's. Locally sent packets to the
+    # peer address leave through the sender's own veth end instead (policy routing ahead of the
+    # local table), cross the pair, and are delivered locally at the other end (accept_local: their
+    # source is an address of this host). Traffic between rxe0 and rxe1 thus really crosses the
+    # veth pair; traffic from an address to itself stays on its device's loopback path.
+    echo 1 > /proc/sys/net/ipv4/conf/all/accept_local &&
+    echo 1 > /proc/sys/net/ipv4/conf/veth0/accept_local &&
+    echo 1 > /proc/sys/net/ipv4/conf/veth1/accept_local &&
+    echo 0 > /proc/sys/net/ipv4/conf/all/rp_filter &&
+    echo 0 > /proc/sys/net/ipv4/conf/veth0/rp_filter &&
+    echo 0 > /proc/sys/net/ipv4/conf/veth1/rp_filter &&
+    ip route add "$b/32" dev veth0 src "$a" table 100 &&
+    ip route add "$a/32" dev veth1 src "$b" table 101 &&
+    ip rule add pref 10 from "$a" to "$b" iif lo lookup 100 &&
+    ip rule add pref 11 from "$b" to "$a" iif lo lookup 101 &&
+    ip rule add pref 1000 lookup local &&
+    ip rule del pref 0 lookup local || return 1
+    echo "links and routes set up at $(now) s"
+    local deadline=$(( $(date +%s) + 60 ))
+    until gid_index rxe0 "$a" > /dev/null && gid_index rxe1 "$b" > /dev/null \
+        && grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state \
+        && grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state; do
+        [ "$(date +%s)" -lt "$deadline" ] || { echo "rxe0/rxe1 did not become active with their RoCE v2 GIDs in 60 s"; return 1; }
+        sleep 0.2
+    done
+    echo "GIDs active at $(now) s"
+    rdma link show
+    ip -4 addr show
+    ip rule show
+    ip route get "$b" from "$a"
+}
+
+stage_devinfo() {
+    local device address
+    for pair in "rxe0 $a" "rxe1 $b"; do
+        read -r device address <<< "$pair"
+        echo "== ibv_devinfo -v -d $device"
+        if ibv_devinfo -v -d "$device" | tee "$out/devinfo-$device.txt" | grep -q PORT_ACTIVE \
+            && grep -q "::ffff:$address, RoCE v2" "$out/devinfo-$device.txt"; then
+            PASSED=$((PASSED + 1))
+        else
+            echo "FAIL: $device is not active or has no RoCE v2 GID ::ffff:$address"
+            FAILED=$((FAILED + 1))
+        fi
+    done
+}
+
+# Waits (bounded) until something listens on TCP PORT.
+await_listener() {
+    local deadline=$(( $(date +%s) + $1 )) port="$2"
+    until [ -n "$(ss -Hltn "sport = :$port")" ]; do
+        [ "$(date +%s)" -lt "$deadline" ] || return 1
+        sleep 0.2
+    done
+}
+
+stage_rc_pingpong() {
+    local g0 g1 port=18515 mode flag server_status client_status
+    g0="$(gid_index rxe0 "$a")"
+    g1="$(gid_index rxe1 "$b")"
+    for mode in poll event; do
+        flag=""
+        [ "$mode" = event ] && flag="-e"
+        port=$((port + 1))
+        echo "== ibv_rc_pingpong $mode: server rxe0 gid $g0, client rxe1 gid $g1, port $port"
+        local tx0 tx1
+        tx0="$(cat /sys/class/net/veth0/statistics/tx_packets)"
+        tx1="$(cat /sys/class/net/veth1/statistics/tx_packets)"
+        timeout 300 ibv_rc_pingpong -d rxe0 -g "$g0" -p "$port" -n 1000 $flag > "$out/rc-$mode-server.txt" 2>&1 &
+        local server=$!
+        client_status=1
+        if await_listener 60 "$port"; then
+            timeout 300 ibv_rc_pingpong -d rxe1 -g "$g1" -p "$port" -n 1000 $flag "$a" > "$out/rc-$mode-client.txt" 2>&1
+            client_status=$?
+        else
+            echo "the server never listened on $port"
+        fi
+        wait "$server"
+        server_status=$?
+        cat "$out/rc-$mode-server.txt" "$out/rc-$mode-client.txt"
+        # 1000 messages each way: each end's veth must have sent at least that many packets, which
+        # shows the traffic crossed the pair rather than taking rxe's local loopback path.
+        tx0=$(( $(cat /sys/class/net/veth0/statistics/tx_packets) - tx0 ))
+        tx1=$(( $(cat /sys/class/net/veth1/statistics/tx_packets) - tx1 ))
+        echo "packets sent meanwhile: veth0 $tx0, veth1 $tx1"
+        if [ "$server_status" -eq 0 ] && [ "$client_status" -eq 0 ] \
+            && grep -q '1000 iters in' "$out/rc-$mode-client.txt" && [ "$tx0" -ge 1000 ] && [ "$tx1" -ge 1000 ]; then
+            PASSED=$((PASSED + 1))
+        else
+            echo "FAIL: $mode: server exit $server_status, client exit $client_status, veth0 sent $tx0, veth1 sent $tx1"
+            FAILED=$((FAILED + 1))
+        fi
+    done
+}
+
+stage_probe() {
+    local address device status
+    for pair in "$a rxe0"; do
+        read -r address device <<< "$pair"
+        echo "== ofl probe --ip $address"
+        "$java" --enable-native-access=ALL-UNNAMED \
+            -cp "$REPO/ofl-probe/target/ofl-probe-0.1.0-SNAPSHOT.jar:$(cat "$REPO/ofl-probe/target/classpath.txt")" \
+            dev.ofl.probe.Probe --library "$real" --ip "$address" > "$out/probe-$address.txt" 2>&1
+        status=$?
+        cat "$out/probe-$address.txt"
+        if [ "$status" -eq 0 ] && grep -q "$device" "$out/probe-$address.txt"; then
+            PASSED=$((PASSED + 1))
+        else
+            echo "FAIL: probe --ip $address exited $status or did not name $device"
+            FAILED=$((FAILED + 1))
+        fi
+    done
+}
+
+# The test class path without its JUnit jars: the console launcher brings the same versions, and two
+# copies of the Jupiter engine refuse to start.
+test_classpath() {
+    local entries
+    entries="$(tr ':' '\n' < "$TEST_CLASSPATH" | grep -vE '/org/(junit|opentest4j|apiguardian)/' | paste -sd:)"
+    echo "$JUNIT_JAR:$REPO/ofl-ffm-verbs/target/test-classes:$REPO/ofl-ffm-verbs/target/classes:$entries"
+}
+
+# The Java test classes run in one JVM (a JVM and JUnit start up in minutes under TCG); each class
+# is then a stage of its own, counted from JUnit's XML report.
+java_classes=(RdmaConformanceTest LateWriteTest TwoProcessTest)
+
+stage_java() {
+    local selectors=() class status
+    for class in "${java_classes[@]}"; do
+        want "$class" && selectors+=(--select-class "dev.ofl.verbs.rdma.$class")
+    done
+    [ ${#selectors[@]} -gt 0 ] || return 0
+    # rdma.retryCount 6: rxe reads 7 as "retry forever", so a dead peer would never be reported.
+    "$java" --enable-native-access=ALL-UNNAMED \
+        -Dofl.verbs.library="$real" \
+        -Dofl.test.timeScale="$TIME_SCALE" \
+        -Dofl.test.address="$a" \
+        -Dofl.test.rdma.retryCount=6 \
+        -cp "$(test_classpath)" \
+        org.junit.platform.console.ConsoleLauncher execute \
+        --disable-banner --disable-ansi-colors --details=tree --fail-if-no-tests \
+        --reports-dir "$out/junit" "${selectors[@]}" > "$out/java.log" 2>&1
+    status=$?
+    echo "the console launcher exited $status after $(since "$JAVA_T0") s" >> "$out/java.log"
+}
+
+# junit_counts CLASS: "passed failed seconds" of CLASS in the XML report.
+junit_counts() {
+    awk -v cls="dev.ofl.verbs.rdma.$1" '
+        /<testcase / {
+            inside = index($0, "classname=\"" cls "\"") > 0
+            if (inside) {
+                n++
+                bad = 0
+                if (match($0, /time="[0-9.]+"/)) t += substr($0, RSTART + 6, RLENGTH - 7)
+            }
+            next
+        }
+        inside && /<(failure|error|skipped)[ >\/]/ { if (!bad) { failed++; bad = 1 } }
+        /<\/testcase>/ { inside = 0 }
+        END { if (n == 0) print "0 1 0"; else printf "%d %d %.1f\n", n - failed, failed, t }
+    ' "$out/junit/TEST-junit-jupiter.xml" 2>/dev/null || echo "0 1 0"
+}
+
+# stage_demo LIBRARY ADDRESS: PingPong over the rdma backend, the cases up to 1 MiB responses (the
+# larger ones take minutes each under TCG), few iterations; a row passes when it has no mismatched
+# byte and no error.
+stage_demo() {
+    local library="$1" address="$2" status
+    "$java" --enable-native-access=ALL-UNNAMED -Dofl.verbs.library="$library" \
+        -cp "$REPO/ofl-bench/target/ofl-bench-0.1.0-SNAPSHOT.jar:$(cat "$REPO/ofl-bench/target/classpath.txt")" \
+        dev.ofl.bench.PingPong --backend rdma --bind "$address" --iterations 20 --warmup 5 \
+        --cases echo64,rows288,rows4096 --wait busy,blocking --response copy \
+        --timeout-ms 60000 --connect-timeout-ms "$(awk -v s="$TIME_SCALE" 'BEGIN { printf "%d", 5000 * s }')"
+    status=$?
+    local log="$out/$DEMO_NAME.log"
+    PASSED="$(awk '$1 ~ /^rdma/ && NF >= 14 && $(NF-1) == 0 && $NF == 0' "$log" | wc -l)"
+    FAILED="$(awk '$1 ~ /^rdma/ && NF >= 14 && ($(NF-1) != 0 || $NF != 0)' "$log" | wc -l)"
+    if [ "$status" -ne 0 ] && [ "$FAILED" -eq 0 ]; then
+        echo "FAIL: PingPong exited $status"
+        FAILED=1
+    fi
+}
+
+say "guest up after $(now) s (uptime)"
+t0="$(now)"
+if setup > "$out/setup.log" 2>&1; then
+    echo "setup 1 0 $(since "$t0")" >> "$out/results"
+    say "rxe0 and rxe1 ready $(now) s after boot"
+else
+    echo "setup 0 1 $(since "$t0")" >> "$out/results"
+    say "setup failed:"
+    cat "$out/setup.log"
+    touch "$out/done"
+    exit 1
+fi
+run_stage ibv_devinfo stage_devinfo
+run_stage ibv_rc_pingpong stage_rc_pingpong
+run_stage probe stage_probe
+JAVA_T0="$(now)"
+stage_java
+for class in "${java_classes[@]}"; do
+    want "$class" || continue
+    read -r p f seconds <<< "$(junit_counts "$class")"
+    echo "$class $p $f $seconds" >> "$out/results"
+    say "$class: $p passed, $f failed ($seconds s in tests)"
+    if [ "$f" -ne 0 ]; then
+        say "---- java.log ----"
+        cat "$out/java.log"
+        say "---- end of java.log ----"
+    fi
+done
+[ -f "$out/java.log" ] && say "$(tail -n1 "$out/java.log")"
+DEMO_NAME=demo run_stage demo stage_demo "$real" "$a"
+DEMO_NAME=demo_softverbs run_stage demo_softverbs stage_demo "$softverbs" 127.0.0.1
+say "all stages done after $(now) s (uptime)"
+touch "$out/done"
