@@ -124,6 +124,12 @@ class ClientEngineTest {
         assertEquals(200, memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 8));
         assertEquals(OflStatus.OK, client.await(d, deadline(), completion));
         assertEquals(400, memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 24));
+
+        long[] again = {submitEcho(1, 0), submitEcho(2, 8), submitEcho(3, 16)};
+        assertEquals(OflStatus.IN_FLIGHT_FULL, submitEcho(4, 24), "with everything awaited the bound is whole again");
+        for (long t : again) {
+            assertEquals(OflStatus.OK, client.await(t, deadline(), completion));
+        }
     }
 
     @Test
@@ -179,6 +185,34 @@ class ClientEngineTest {
         assertEquals(OflStatus.TIMED_OUT, completion.status());
         assertEquals(0, completion.responseLength());
         assertTrue(client.isBroken(), "a timeout breaks the connection so that nothing lands late");
+    }
+
+    @Test
+    void aTicketEndedByATimeoutOrALossIsSpentAndOnesFromBeforeAReconnectAreDropped() {
+        start(config().build());
+        faults.stallRequests(true);
+        long timedOut = submitEcho(1, 0);
+        assertEquals(OflStatus.TIMED_OUT, client.await(timedOut, client.clock().nanoTime() + 20_000_000L, completion));
+        assertThrows(IllegalArgumentException.class, () -> client.await(timedOut, deadline(), completion),
+                "a timed-out ticket is spent");
+        client.reconnect();
+        long lostA = submitEcho(2, 0);
+        long lostB = submitEcho(3, 8);
+        faults.failPosts(1);
+        assertThrows(OflConnectionException.class, () -> submitEcho(4, 16));
+        assertThrows(OflConnectionException.class, () -> client.await(lostA, deadline(), completion));
+        assertThrows(IllegalArgumentException.class, () -> client.await(lostA, deadline(), completion),
+                "a lost ticket is spent");
+        faults.stallRequests(false);
+        client.reconnect();
+        IllegalArgumentException dropped = assertThrows(IllegalArgumentException.class,
+                () -> client.await(lostB, deadline(), completion));
+        assertTrue(dropped.getMessage().contains("dropped by a reconnect"), dropped.getMessage());
+        long[] fresh = {submitEcho(5, 0), submitEcho(6, 8), submitEcho(7, 16)};
+        assertEquals(OflStatus.IN_FLIGHT_FULL, submitEcho(8, 24), "a reconnect frees every place");
+        for (long t : fresh) {
+            assertEquals(OflStatus.OK, client.await(t, deadline(), completion));
+        }
     }
 
     @Test
@@ -247,12 +281,16 @@ class ClientEngineTest {
         assertEquals(LIMITS, client.limits());
         assertTrue(((ClientSession) client).transport() instanceof FakeClientTransport);
         long ticket = submitEcho(1, 0);
+        MemorySegment payload = client.requestPayload();
         client.close();
+        assertFalse(payload.scope().isAlive(), "close() frees the send slots once the transport released them");
         client.close();
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> client.registerRegion(memory));
         assertEquals("the client is closed", e.getMessage());
         assertThrows(IllegalStateException.class, () -> client.await(ticket, deadline(), completion));
-        assertThrows(IllegalStateException.class, () -> submitEcho(2, 0));
+        IllegalStateException submit = assertThrows(IllegalStateException.class,
+                () -> client.submit(1, 0, 0, new ResponseRanges()));
+        assertEquals("the client is closed", submit.getMessage());
         assertThrows(IllegalStateException.class, client::reconnect);
         client = null;
     }
