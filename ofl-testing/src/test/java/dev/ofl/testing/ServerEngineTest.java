@@ -26,7 +26,9 @@ import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.RefusalCode;
 import dev.ofl.api.wire.TransportKind;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -34,6 +36,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,6 +68,8 @@ class ServerEngineTest {
     private static final int OP_OVERCOMMIT = 5;
     private static final int OP_NEGATIVE_COMMIT = 6;
     private static final int OP_BLOCK = 7;
+    private static final int OP_COMMIT_PAST_THE_REST = 8;
+    private static final int STATUS_COMMIT_REFUSED = 42;
 
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final Completion completion = new Completion();
@@ -84,6 +89,16 @@ class ServerEngineTest {
             case OP_THROW_CONNECTION -> throw new OflConnectionException("a downstream connection of the handler");
             case OP_OVERCOMMIT -> response.commit(response.capacity() + 1);
             case OP_NEGATIVE_COMMIT -> response.commit(-1);
+            case OP_COMMIT_PAST_THE_REST -> {
+                long half = response.capacity() / 2;
+                response.commit(half);
+                try {
+                    response.commit(response.capacity() - half + 1);
+                } catch (IllegalArgumentException e) {
+                    return STATUS_COMMIT_REFUSED;
+                }
+                return 0;
+            }
             case OP_BLOCK -> {
                 handlerEntered.countDown();
                 if (!handlerRelease.await(30, TimeUnit.SECONDS)) {
@@ -203,14 +218,46 @@ class ServerEngineTest {
                 "a handler's own connection failure is its failure, not the connection's");
         assertEquals(OflStatus.HANDLER_FAILED, call(client, region, OP_OVERCOMMIT, 15));
         assertEquals(OflStatus.HANDLER_FAILED, call(client, region, OP_NEGATIVE_COMMIT, 16));
+        assertEquals(OflStatus.REFUSED, call(client, region, OP_COMMIT_PAST_THE_REST, 17));
+        assertEquals(STATUS_COMMIT_REFUSED, completion.handlerStatus(),
+                "a commit beyond what is left of the capacity is refused, counting what was committed");
         assertFalse(client.isBroken());
         assertEquals(OflStatus.OK, call(client, region, OP_ECHO, 18));
         assertEquals(18, memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
 
-        assertEquals(new ServerStatistics(1, 0, 7, 1, 4, 0, 0), server.statistics());
+        assertEquals(new ServerStatistics(1, 0, 8, 2, 4, 0, 0), server.statistics());
         assertEquals(1, server.connectionCount());
         assertEquals(FakeBackend.NAME, server.backend());
         assertEquals(LIMITS, server.limits());
+        client.close();
+        awaitCondition(() -> server.connectionCount() == 0, "the connection to end");
+        server.close();
+        assertEquals(0, server.statistics().undeliveredResponses(), "a client that leaves while idle loses nothing");
+        assertEquals(0, server.connectionCount());
+    }
+
+    @Test
+    void aFailingHandlerIsLoggedOncePerKindWithTheRequest() {
+        PrintStream originalErr = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            OflServer server = serve(serverConfig().build());
+            OflClient client = connect(server);
+            Region region = client.registerRegion(memory);
+            assertEquals(OflStatus.HANDLER_FAILED, call(client, region, OP_THROW, 1));
+            assertEquals(OflStatus.HANDLER_FAILED, call(client, region, OP_THROW_CONNECTION, 2));
+            assertEquals(OflStatus.HANDLER_FAILED, call(client, region, OP_THROW, 3));
+        } finally {
+            System.setErr(originalErr);
+        }
+        List<String> lines = captured.toString(StandardCharsets.UTF_8).lines()
+                .filter(l -> l.contains(" dev.ofl.api.spi.HandlerErrors - handler failed")).toList();
+        assertEquals(2, lines.size(), "one line per kind of failure: " + lines);
+        assertTrue(lines.get(0).contains("(op 3, sequence 0)") && lines.get(0).contains("handler broke on purpose"),
+                lines.get(0));
+        assertTrue(lines.get(1).contains("(op 4, sequence 1)") && lines.get(1).contains("a downstream connection"),
+                lines.get(1));
     }
 
     @Test
@@ -242,6 +289,9 @@ class ServerEngineTest {
         assertEquals(LIMITS, welcome.limits(), "a refusal carries the server's maxima");
         assertEquals(service, welcome.serviceName());
         assertEquals(new ServerStatistics(0, 1, 0, 0, 0, 0, 0), server.statistics());
+        // close() joins the connection threads: a refused connection gave back no place it never took.
+        server.close();
+        assertEquals(0, server.connectionCount());
     }
 
     @Test
