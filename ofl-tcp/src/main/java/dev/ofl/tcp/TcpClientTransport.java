@@ -44,6 +44,8 @@ final class TcpClientTransport implements ClientTransport {
     /** Receive buffer for headers and small pieces; pieces this large or more bypass it. */
     private static final int RX_BYTES = 64 << 10;
     private static final int DIRECT_READ_BYTES = 16 << 10;
+    /** The largest segment MemorySegment.asByteBuffer views (the JDK's array size bound, not Integer.MAX_VALUE). */
+    private static final int MAX_REGION_BYTES = Integer.MAX_VALUE - 8;
     /** The action form of select() skips the selected-key set, whose insertions allocate. */
     private static final Consumer<SelectionKey> IGNORE_KEY = selected -> { };
 
@@ -116,8 +118,8 @@ final class TcpClientTransport implements ClientTransport {
 
     @Override
     public void register(Region region) {
-        if (region.byteSize() > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("the TCP backend registers regions of at most " + Integer.MAX_VALUE
+        if (region.byteSize() > MAX_REGION_BYTES) {
+            throw new IllegalArgumentException("the TCP backend registers regions of at most " + MAX_REGION_BYTES
                     + " bytes; split " + region.byteSize() + " bytes into several regions");
         }
         if (region.id() >= regionBuffers.length) {

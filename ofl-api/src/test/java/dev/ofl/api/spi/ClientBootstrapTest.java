@@ -1,0 +1,191 @@
+package dev.ofl.api.spi;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ofl.api.ClientConfig;
+import dev.ofl.api.Limits;
+import dev.ofl.api.OflException;
+import dev.ofl.api.OflRefusedException;
+import dev.ofl.api.wire.Bootstrap;
+import dev.ofl.api.wire.RefusalCode;
+import dev.ofl.api.wire.TransportKind;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The client side of the bootstrap against a scripted peer on loopback: the client takes an
+ * accepting WELCOME only if it accepts exactly what was proposed.
+ */
+@Timeout(60)
+class ClientBootstrapTest {
+    private static final Limits LIMITS = new Limits(4096, 1 << 20, 4, 8);
+    private static final long SECOND_NS = TimeUnit.SECONDS.toNanos(1);
+
+    private ServerSocketChannel listener;
+    private InetSocketAddress address;
+    private final Bootstrap.Endpoint hello = Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, "svc", LIMITS, "");
+
+    @BeforeEach
+    void listen() throws IOException {
+        listener = ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        address = (InetSocketAddress) listener.getLocalAddress();
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        listener.close();
+    }
+
+    /** Accepts one client, reads its HELLO, and answers with what {@code answer} makes of it. */
+    private CompletableFuture<byte[]> peer(UnaryOperator<byte[]> answer) {
+        return CompletableFuture.supplyAsync(() -> {
+            try (SocketChannel channel = listener.accept()) {
+                long deadlineNs = System.nanoTime() + 10 * SECOND_NS;
+                byte[] frame = BootstrapIo.readFully(channel, Bootstrap.FRAME_LENGTH, deadlineNs);
+                int bodyLength = Bootstrap.decodeFrame(frame, Bootstrap.HELLO).bodyLength();
+                byte[] body = BootstrapIo.readFully(channel, bodyLength, deadlineNs);
+                byte[] received = new byte[frame.length + body.length];
+                System.arraycopy(frame, 0, received, 0, frame.length);
+                System.arraycopy(body, 0, received, frame.length, body.length);
+                byte[] reply = answer.apply(received);
+                if (reply != null) {
+                    BootstrapIo.writeFully(channel, reply);
+                }
+                BootstrapIo.drain(channel, System.nanoTime() + 2 * SECOND_NS);
+                return received;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    private Bootstrap.Endpoint exchange(long deadlineNs) throws IOException {
+        try (SocketChannel channel = SocketChannel.open(address)) {
+            return ClientBootstrap.exchange(channel, address, hello, deadlineNs);
+        }
+    }
+
+    private static byte[] welcome(Bootstrap.Endpoint endpoint) {
+        return Bootstrap.encode(Bootstrap.WELCOME, endpoint);
+    }
+
+    @Test
+    void anAcceptingWelcomeOfTheProposedParametersIsReturned() throws Exception {
+        CompletableFuture<byte[]> peer = peer(h -> welcome(hello));
+        Bootstrap.Endpoint accepted = exchange(System.nanoTime() + 10 * SECOND_NS);
+        assertEquals(RefusalCode.ACCEPTED, accepted.status());
+        assertEquals(LIMITS, accepted.limits());
+        assertArrayEquals(Bootstrap.encode(Bootstrap.HELLO, hello), peer.get(10, TimeUnit.SECONDS),
+                "the HELLO is sent as encoded");
+    }
+
+    @Test
+    void aRefusalIsThrownWithItsCodeAndReason() {
+        peer(h -> welcome(Bootstrap.Endpoint.tcp(RefusalCode.SERVER_BUSY, "svc", LIMITS, "full up")));
+        OflRefusedException e = assertThrows(OflRefusedException.class,
+                () -> exchange(System.nanoTime() + 10 * SECOND_NS));
+        assertEquals(RefusalCode.SERVER_BUSY, e.code());
+        assertEquals("server " + address + " refused the connection (SERVER_BUSY): full up", e.getMessage());
+    }
+
+    @Test
+    void aWelcomeInAnotherVersionIsRefused() {
+        peer(h -> {
+            byte[] reply = welcome(hello);
+            ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN).putShort(Bootstrap.FRAME_VERSION_OFFSET, (short) 2);
+            return reply;
+        });
+        OflException e = assertThrows(OflException.class, () -> exchange(System.nanoTime() + 10 * SECOND_NS));
+        assertEquals("server " + address + " answered in protocol version 2; this client speaks version 1",
+                e.getMessage());
+    }
+
+    @Test
+    void aMalformedWelcomeIsRefused() {
+        peer(h -> {
+            byte[] reply = welcome(hello);
+            reply[Bootstrap.FRAME_MAGIC_OFFSET] ^= 0x20;
+            return reply;
+        });
+        OflException e = assertThrows(OflException.class, () -> exchange(System.nanoTime() + 10 * SECOND_NS));
+        assertTrue(e.getMessage().startsWith("server " + address + " sent a malformed WELCOME: "), e.getMessage());
+        assertFalse(e instanceof OflRefusedException);
+    }
+
+    @Test
+    void aWelcomeRequiringACriticalExtensionIsRefused() {
+        peer(h -> welcome(new Bootstrap.Endpoint(RefusalCode.ACCEPTED, TransportKind.TCP, "svc", LIMITS, 0, 0, null,
+                0, 0, 0, "", new byte[] {0x01, 0x00, 0x00, 0x00, 0x05, (byte) 0x80, 0x00, 0x00})));
+        OflException e = assertThrows(OflException.class, () -> exchange(System.nanoTime() + 10 * SECOND_NS));
+        assertEquals("server " + address + " requires extension type 0x8005, which this client does not support",
+                e.getMessage());
+    }
+
+    @Test
+    void aWelcomeWithOtherParametersThanProposedIsRefused() {
+        Bootstrap.Endpoint[] others = {
+            Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, "svc", new Limits(4096, 1 << 20, 4, 4), ""),
+            Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, "other", LIMITS, ""),
+            new Bootstrap.Endpoint(RefusalCode.ACCEPTED, TransportKind.RDMA, "svc", LIMITS, 0, 0, null, 0, 0, 0, "",
+                    null),
+        };
+        for (Bootstrap.Endpoint other : others) {
+            peer(h -> welcome(other));
+            OflException e = assertThrows(OflException.class, () -> exchange(System.nanoTime() + 10 * SECOND_NS));
+            assertTrue(e.getMessage().contains("accepted with other parameters than proposed"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aSilentServerFailsTheExchangeAtTheDeadline() {
+        CompletableFuture<byte[]> peer = peer(h -> null);
+        assertThrows(IOException.class, () -> exchange(System.nanoTime() + 200_000_000L));
+        peer.cancel(true);
+    }
+
+    @Test
+    void openBindsTheConfiguredLocalAddressAndConnects() throws Exception {
+        ClientConfig config = ClientConfig.builder().server(address).serviceName("svc")
+                .localAddress(InetAddress.getLoopbackAddress()).connectTimeout(Duration.ofSeconds(5)).build();
+        CompletableFuture<SocketChannel> accepted = CompletableFuture.supplyAsync(() -> {
+            try {
+                return listener.accept();
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try (SocketChannel channel = ClientBootstrap.open(config);
+                SocketChannel peer = accepted.get(10, TimeUnit.SECONDS)) {
+            assertTrue(channel.isConnected());
+            assertTrue(channel.isBlocking());
+            assertEquals(InetAddress.getLoopbackAddress(),
+                    ((InetSocketAddress) channel.getLocalAddress()).getAddress());
+            assertEquals(channel.getLocalAddress(), peer.getRemoteAddress());
+        }
+    }
+
+    @Test
+    void openFailsWhenNothingListens() throws IOException {
+        listener.close();
+        ClientConfig config = ClientConfig.builder().server(address).serviceName("svc")
+                .connectTimeout(Duration.ofSeconds(5)).build();
+        assertThrows(IOException.class, () -> ClientBootstrap.open(config));
+    }
+}
