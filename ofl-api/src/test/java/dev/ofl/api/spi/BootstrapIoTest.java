@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ofl.api.NanoClock;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -55,7 +56,8 @@ class BootstrapIoTest {
                 throw new IllegalStateException(e);
             }
         });
-        assertArrayEquals(new byte[] {1, 2, 3, 4, 5}, BootstrapIo.readFully(reader, 5, System.nanoTime() + 10 * SECOND_NS));
+        assertArrayEquals(new byte[] {1, 2, 3, 4, 5},
+                BootstrapIo.readFully(reader, 5, System.nanoTime() + 10 * SECOND_NS, NanoClock.SYSTEM));
         later.join();
     }
 
@@ -64,7 +66,7 @@ class BootstrapIoTest {
         BootstrapIo.writeFully(writer, new byte[] {9, 9, 9});
         writer.close();
         EOFException e = assertThrows(EOFException.class,
-                () -> BootstrapIo.readFully(reader, 8, System.nanoTime() + 10 * SECOND_NS));
+                () -> BootstrapIo.readFully(reader, 8, System.nanoTime() + 10 * SECOND_NS, NanoClock.SYSTEM));
         assertEquals("peer closed the connection during the bootstrap (3 of 8 bytes read)", e.getMessage());
     }
 
@@ -72,15 +74,15 @@ class BootstrapIoTest {
     void readFullyGivesUpAtTheDeadline() throws IOException {
         BootstrapIo.writeFully(writer, new byte[] {7});
         assertThrows(SocketTimeoutException.class,
-                () -> BootstrapIo.readFully(reader, 4, System.nanoTime() + 100_000_000L));
+                () -> BootstrapIo.readFully(reader, 4, System.nanoTime() + 100_000_000L, NanoClock.SYSTEM));
         SocketTimeoutException past = assertThrows(SocketTimeoutException.class,
-                () -> BootstrapIo.readFully(reader, 4, System.nanoTime() - 1));
+                () -> BootstrapIo.readFully(reader, 4, System.nanoTime() - 1, NanoClock.SYSTEM));
         assertEquals("bootstrap not complete by its deadline (0 of 4 bytes read)", past.getMessage());
     }
 
     @Test
     void readFullyOfNothingReturnsAtOnce() throws IOException {
-        assertEquals(0, BootstrapIo.readFully(reader, 0, System.nanoTime() - 1).length);
+        assertEquals(0, BootstrapIo.readFully(reader, 0, System.nanoTime() - 1, NanoClock.SYSTEM).length);
     }
 
     @Test
@@ -88,7 +90,7 @@ class BootstrapIoTest {
         BootstrapIo.writeFully(writer, new byte[10_000]);
         writer.close();
         long deadlineNs = System.nanoTime() + 30 * SECOND_NS;
-        BootstrapIo.drain(reader, deadlineNs);
+        BootstrapIo.drain(reader, deadlineNs, NanoClock.SYSTEM);
         assertTrue(System.nanoTime() - deadlineNs < 0, "drain returned at the peer's close, not at the deadline");
         assertEquals(-1, reader.read(ByteBuffer.allocate(1)), "everything was consumed up to the end");
     }
@@ -96,7 +98,7 @@ class BootstrapIoTest {
     @Test
     void drainGivesUpOnAPeerThatStaysOpen() {
         // Returning at all is the contract here: the socket timeout ends the wait near the deadline.
-        BootstrapIo.drain(reader, System.nanoTime() + 100_000_000L);
+        BootstrapIo.drain(reader, System.nanoTime() + 100_000_000L, NanoClock.SYSTEM);
         assertTrue(reader.isOpen(), "drain leaves closing to its caller");
     }
 

@@ -8,10 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ofl.api.ClientConfig;
 import dev.ofl.api.Limits;
+import dev.ofl.api.NanoClock;
 import dev.ofl.api.OflException;
 import dev.ofl.api.OflRefusedException;
+import dev.ofl.api.RefusalCode;
 import dev.ofl.api.wire.Bootstrap;
-import dev.ofl.api.wire.RefusalCode;
 import dev.ofl.api.wire.TransportKind;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -58,9 +59,9 @@ class ClientBootstrapTest {
         return CompletableFuture.supplyAsync(() -> {
             try (SocketChannel channel = listener.accept()) {
                 long deadlineNs = System.nanoTime() + 10 * SECOND_NS;
-                byte[] frame = BootstrapIo.readFully(channel, Bootstrap.FRAME_LENGTH, deadlineNs);
+                byte[] frame = BootstrapIo.readFully(channel, Bootstrap.FRAME_LENGTH, deadlineNs, NanoClock.SYSTEM);
                 int bodyLength = Bootstrap.decodeFrame(frame, Bootstrap.HELLO).bodyLength();
-                byte[] body = BootstrapIo.readFully(channel, bodyLength, deadlineNs);
+                byte[] body = BootstrapIo.readFully(channel, bodyLength, deadlineNs, NanoClock.SYSTEM);
                 byte[] received = new byte[frame.length + body.length];
                 System.arraycopy(frame, 0, received, 0, frame.length);
                 System.arraycopy(body, 0, received, frame.length, body.length);
@@ -68,7 +69,7 @@ class ClientBootstrapTest {
                 if (reply != null) {
                     BootstrapIo.writeFully(channel, reply);
                 }
-                BootstrapIo.drain(channel, System.nanoTime() + 2 * SECOND_NS);
+                BootstrapIo.drain(channel, System.nanoTime() + 2 * SECOND_NS, NanoClock.SYSTEM);
                 return received;
             } catch (Exception e) {
                 throw new IllegalStateException(e);
@@ -78,7 +79,7 @@ class ClientBootstrapTest {
 
     private Bootstrap.Endpoint exchange(long deadlineNs) throws IOException {
         try (SocketChannel channel = SocketChannel.open(address)) {
-            return ClientBootstrap.exchange(channel, address, hello, deadlineNs);
+            return ClientBootstrap.exchange(channel, address, hello, deadlineNs, NanoClock.SYSTEM);
         }
     }
 

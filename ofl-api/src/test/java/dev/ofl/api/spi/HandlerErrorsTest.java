@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ofl.api.NanoClock;
 import dev.ofl.api.OflRequest;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -63,7 +64,7 @@ class HandlerErrorsTest {
 
     @Test
     void theFirstFailureOfAKindIsLoggedWithItsStackTraceAndTheRequest() {
-        HandlerErrors errors = new HandlerErrors();
+        HandlerErrors errors = new HandlerErrors(NanoClock.SYSTEM);
         errors.record(new Request(7, 3), new IllegalStateException("downstream gone"));
         List<String> lines = handlerErrorLines();
         assertEquals(1, lines.size(), log());
@@ -76,7 +77,7 @@ class HandlerErrorsTest {
 
     @Test
     void repeatsOfAKindAreCountedNotLogged() {
-        HandlerErrors errors = new HandlerErrors();
+        HandlerErrors errors = new HandlerErrors(NanoClock.SYSTEM);
         for (int i = 0; i < 100; i++) {
             errors.record(new Request(1, i), new IllegalStateException("same failure"));
         }
@@ -85,7 +86,7 @@ class HandlerErrorsTest {
 
     @Test
     void theKindIsTheExceptionTypeAndMessage() {
-        HandlerErrors errors = new HandlerErrors();
+        HandlerErrors errors = new HandlerErrors(NanoClock.SYSTEM);
         errors.record(new Request(1, 0), new IllegalStateException("a"));
         errors.record(new Request(1, 1), new IllegalStateException("b"));
         errors.record(new Request(1, 2), new IllegalArgumentException("a"));
@@ -98,7 +99,7 @@ class HandlerErrorsTest {
 
     @Test
     void kindsBeyondTheFirstSixtyFourAreCountedTogetherWithoutTheirStackTraces() {
-        HandlerErrors errors = new HandlerErrors();
+        HandlerErrors errors = new HandlerErrors(NanoClock.SYSTEM);
         for (int i = 0; i < 64; i++) {
             errors.record(new Request(1, i), new IllegalStateException("kind " + i));
         }
