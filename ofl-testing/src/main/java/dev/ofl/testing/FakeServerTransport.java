@@ -178,7 +178,7 @@ final class FakeServerTransport implements ServerTransport {
         if (link.faults.takeDrop()) {
             return;
         }
-        if (!link.complete(completion, config.clock().nanoTime() + link.faults.responseDelayNs())) {
+        if (!link.complete(completion, System.nanoTime() + link.faults.responseDelayNs())) {
             throw new IOException("the completion was not accepted: the client's side of the link is broken");
         }
     }
