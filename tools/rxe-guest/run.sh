@@ -114,8 +114,9 @@ qemu-system-x86_64 \
     -accel tcg,thread=single -cpu Westmere -smp 1 -m 4096 \
     -nic none -display none -monitor none -serial "file:$console" -no-reboot \
     -kernel "$kdir/vmlinuz" -initrd "$kdir/initramfs.cpio.gz" \
-    -append "console=ttyS0 panic=-1 quiet loglevel=4 ofl.script=$here/guest.sh" \
+    -append "console=ttyS0 panic=-1 quiet loglevel=4 ofl.script=$here/guest.sh ofl.repo=$repo" \
     -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+    -virtfs "local,path=$repo,mount_tag=repo,security_model=none,readonly=on,multidevs=remap" \
     -virtfs "local,path=$out,mount_tag=out,security_model=none" &
 qemu=$!
 # The guest's stage lines, as they come.
