@@ -7,6 +7,7 @@ import dev.ofl.api.spi.LivenessWatcher;
 import dev.ofl.api.spi.RangeCursor;
 import dev.ofl.api.spi.ServerTransport;
 import dev.ofl.api.wire.Bootstrap;
+import dev.ofl.api.wire.MessageChecks;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.MessageType;
 import dev.ofl.api.wire.ProtocolException;
@@ -135,10 +136,7 @@ final class FakeServerTransport implements ServerTransport {
 
     @Override
     public void completeRequest(int slot, long length) throws ProtocolException {
-        if (length != requestLength) {
-            throw new ProtocolException("request byte length", requestLength,
-                    "the header describes a message of " + length + " bytes");
-        }
+        MessageChecks.checkRequestByteLength(requestLength, length);
     }
 
     @Override

@@ -71,6 +71,21 @@ public final class MessageChecks {
     }
 
     /**
+     * Checks, for a transport that receives each request as one message (RDMA, in-process), that
+     * the bytes received are exactly the message its checked header describes.
+     *
+     * @param received the bytes the transport received
+     * @param described the length {@link #checkRequest} returned
+     * @throws ProtocolException naming the received length when they differ
+     */
+    public static void checkRequestByteLength(long received, long described) throws ProtocolException {
+        if (received != described) {
+            throw new ProtocolException("request byte length", received,
+                    "the header describes a message of " + described + " bytes");
+        }
+    }
+
+    /**
      * Checks a REQUEST's range descriptors (server side).
      *
      * @param message the buffer holding the whole request
