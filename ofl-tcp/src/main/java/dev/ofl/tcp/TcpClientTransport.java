@@ -191,14 +191,16 @@ final class TcpClientTransport implements ClientTransport {
     }
 
     @Override
-    public int awaitProgress(ResponseSink sink, long deadlineNs, long nowNs) {
+    public int awaitProgress(ResponseSink sink, long deadlineNs, long nowNs) throws ProtocolException {
         long timeoutMs = Math.max(1, (deadlineNs - nowNs + 999_999) / 1_000_000);
+        int ready;
         try {
-            selector.select(IGNORE_KEY, timeoutMs);
-            return 0;
+            ready = selector.select(IGNORE_KEY, timeoutMs);
         } catch (IOException e) {
             throw new OflConnectionException("waiting for the server failed: " + e, e);
         }
+        // Read what woke us at once: the session then needs no second system call to find it.
+        return ready > 0 ? poll(sink) : 0;
     }
 
     @Override

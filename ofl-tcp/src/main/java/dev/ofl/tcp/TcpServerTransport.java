@@ -46,7 +46,10 @@ final class TcpServerTransport implements ServerTransport {
     private Arena arena;
     private MemorySegment rx;
     private ByteBuffer rxBuffer;
+    /** Bytes received into {@link #rx}: the current message first, then any of the next ones. */
     private int rxEnd;
+    /** The current message's length once it is complete; its bytes are dropped by the next request. */
+    private int consumed;
     private MemorySegment staging;
     private ByteBuffer stagingBuffer;
     private MemorySegment tx;
@@ -106,7 +109,13 @@ final class TcpServerTransport implements ServerTransport {
 
     @Override
     public int nextRequest() throws IOException {
-        rxEnd = 0;
+        // A pipelining client's next request may already be (partly) here: move it to the front.
+        int left = rxEnd - consumed;
+        if (left > 0 && consumed > 0) {
+            MemorySegment.copy(rx, consumed, rx, 0, left);
+        }
+        rxEnd = left;
+        consumed = 0;
         fill(MessageHeader.LENGTH);
         return 0;
     }
@@ -119,28 +128,37 @@ final class TcpServerTransport implements ServerTransport {
     @Override
     public void completeRequest(int slot, long length) throws IOException {
         fill((int) length);
+        consumed = (int) length;
     }
 
     @Override
     public void releaseRequest(int slot) {
     }
 
-    /** Reads until the receive buffer holds at least {@code length} bytes of the current message. */
+    /**
+     * Reads until the receive buffer holds at least {@code length} bytes of the current message.
+     * Each read takes whatever has arrived, up to the buffer's end, so that a small request's
+     * header and body usually come in one system call.
+     */
     private void fill(int length) throws IOException {
-        rxBuffer.limit(length).position(rxEnd);
+        if (rxEnd >= length) {
+            return;
+        }
+        rxBuffer.limit(rxBuffer.capacity()).position(rxEnd);
         idle.reset();
-        while (rxBuffer.hasRemaining()) {
+        while (rxBuffer.position() < length) {
             int n = channel.read(rxBuffer);
             if (n < 0) {
-                if (rxEnd == 0 && rxBuffer.position() == 0) {
+                rxEnd = rxBuffer.position();
+                if (rxEnd == 0) {
                     throw new EOFException("the client closed the connection");
                 }
                 throw new EOFException("the client closed the connection in the middle of a request ("
-                        + rxBuffer.position() + " of " + length + " bytes)");
+                        + rxEnd + " of " + length + " bytes)");
             }
             idle.idle(n);
         }
-        rxEnd = length;
+        rxEnd = rxBuffer.position();
     }
 
     private void writeFully(ByteBuffer buffer) throws IOException {

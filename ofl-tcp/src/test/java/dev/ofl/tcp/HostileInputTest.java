@@ -269,6 +269,37 @@ class HostileInputTest {
         assertWellBehavedClientWorks();
     }
 
+    /**
+     * Requests cut and joined at arbitrary points are answered in order: the server reads whatever
+     * has arrived, so it holds the start of the next request while it answers the current one.
+     */
+    @Test
+    void pipelinedRequestsCutAnywhereAreAnsweredInOrder() throws IOException {
+        try (Socket socket = raw()) {
+            bootstrap(socket);
+            byte[][] payloads = {payload(10), payload(64), payload(1), payload(200)};
+            ByteArrayOutputStream stream = new ByteArrayOutputStream();
+            int[] ends = new int[payloads.length];
+            for (int seq = 0; seq < payloads.length; seq++) {
+                stream.write(request(seq, payloads[seq], 256));
+                ends[seq] = stream.size();
+            }
+            byte[] bytes = stream.toByteArray();
+            // The first request and half of the second's header: only the first can be answered.
+            int cut = ends[0] + MessageHeader.LENGTH / 2;
+            socket.getOutputStream().write(bytes, 0, cut);
+            assertAnswer(socket, 0, payloads[0]);
+            // The rest of the second, all of the third, and a few bytes of the fourth's payload.
+            int cut2 = ends[2] + MessageHeader.LENGTH + 3;
+            socket.getOutputStream().write(bytes, cut, cut2 - cut);
+            assertAnswer(socket, 1, payloads[1]);
+            assertAnswer(socket, 2, payloads[2]);
+            socket.getOutputStream().write(bytes, cut2, bytes.length - cut2);
+            assertAnswer(socket, 3, payloads[3]);
+        }
+        assertWellBehavedClientWorks();
+    }
+
     /** A REQUEST with a bad magic closes that connection only. */
     @Test
     void badMagicClosesOnlyThatConnection() throws IOException {

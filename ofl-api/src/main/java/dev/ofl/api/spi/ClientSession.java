@@ -214,7 +214,18 @@ public final class ClientSession implements OflClient {
             }
             long nowNs = clock.nanoTime();
             try {
-                int work = transport.poll(sink);
+                int work;
+                if (waitMode == WaitMode.BLOCKING && nowNs - deadlineNs < 0) {
+                    // Wait first: an event source returns at once when something is already there, so
+                    // a poll before it would only find nothing (a wasted system call per request).
+                    work = transport.awaitProgress(sink, deadlineNs, nowNs);
+                    nowNs = clock.nanoTime();
+                    if (work == 0 && !done[slot]) {
+                        work = transport.poll(sink);
+                    }
+                } else {
+                    work = transport.poll(sink);
+                }
                 if (done[slot]) {
                     break;
                 }
@@ -237,9 +248,7 @@ public final class ClientSession implements OflClient {
                             + "connection is broken so that nothing lands late (the interrupt stays set); call "
                             + "reconnect()");
                 }
-                if (work == 0 && waitMode == WaitMode.BLOCKING) {
-                    transport.awaitProgress(sink, deadlineNs, nowNs);
-                } else {
+                if (waitMode != WaitMode.BLOCKING) {
                     idle.idle(work);
                 }
             } catch (ProtocolException e) {

@@ -90,10 +90,12 @@ public interface ClientTransport extends RequestEncoder.RangeAddressing {
     int poll(ResponseSink sink) throws ProtocolException;
 
     /**
-     * Sleeps until something may have arrived or the deadline passed; used in
-     * {@link dev.ofl.api.WaitMode#BLOCKING} after a poll found nothing. Waking early is allowed. A
-     * transport that must arm its event source first polls once more after arming (what arrived
-     * in between raises no event) and then returns without sleeping if that found work.
+     * Sleeps until something may have arrived or the deadline passed; in
+     * {@link dev.ofl.api.WaitMode#BLOCKING} the session calls it before polling, so it must return
+     * at once when something is already waiting. Waking early is allowed. A transport that must
+     * arm its event source first polls once more after arming (what arrived in between raises no
+     * event) and then returns without sleeping if that found work. A transport may process what
+     * woke it and report it as work; the session polls only when this returns zero.
      *
      * @param sink where arriving responses go
      * @param deadlineNs the await's deadline, on the client's clock
