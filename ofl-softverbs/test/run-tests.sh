@@ -46,7 +46,7 @@ done
 if [ "$MODE" = aarch64 ]; then
     for check in "ibv_devices lists softverbs0" "ibv_devinfo -v shows softverbs0, its port and its GIDs" \
         "SOFTVERBS_DISABLE=1 looks like a kernel without RDMA" "ibv_rc_pingpong polling" \
-        "ibv_rc_pingpong event mode -e" "ibv_rc_pingpong 4096-byte messages"; do
+        "ibv_rc_pingpong event mode -e" "ibv_rc_pingpong 4096-byte messages" "perftest ib_send_lat"; do
         echo "excluded on aarch64 - $check (rdma-core's ibv_* tools here are x86-64 programs; they cannot load an aarch64 libibverbs.so.1)"
     done
     echo "$PASS passed, $FAIL failed"
@@ -119,6 +119,32 @@ if [ -n "$GIDX" ]; then
     pingpong "ibv_rc_pingpong 4096-byte messages, -g $GIDX" -s 4096 -n 500
 else
     not_ok "no ::ffff:127.0.0.1 GID found in ibv_devinfo -v"
+fi
+
+# perftest links librdmacm and the hardware providers' libraries (libmlx5, libefa), which bind
+# libibverbs' provider ABI (IBVERBS_PRIVATE_34) and its kernel-struct helpers as they load.
+send_lat() { # name, extra flags
+    local name=$1; shift
+    local port; port=$(free_port)
+    timeout 60 "${TOOL_ENV[@]}" ib_send_lat -d softverbs0 -x "$GIDX" -p "$port" "$@" >"$WORK/srv.log" 2>&1 &
+    local spid=$!
+    wait_listen "$port"
+    timeout 60 "${TOOL_ENV[@]}" ib_send_lat -d softverbs0 -x "$GIDX" -p "$port" "$@" 127.0.0.1 >"$WORK/cli.log" 2>&1
+    local crc=$?
+    wait $spid
+    local src=$?
+    local line; line=$(awk '$1 ~ /^[0-9]+$/ && NF >= 6' "$WORK/cli.log" | tail -1)
+    if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ -n "$line" ]; then
+        ok "$name (bytes iters t_min t_max t_typical: $(echo "$line" | awk '{print $1, $2, $3, $4, $5}'))"
+    else
+        cat "$WORK/srv.log" "$WORK/cli.log"; not_ok "$name (client $crc, server $src)"
+    fi
+}
+
+if ! command -v ib_send_lat >/dev/null; then
+    not_ok "perftest missing: apt-get install perftest"
+elif [ -n "$GIDX" ]; then
+    send_lat "perftest ib_send_lat, -x $GIDX" -s 64 -n 2000
 fi
 
 echo "$PASS passed, $FAIL failed"

@@ -3,7 +3,10 @@
 // machine with the kernel's required attribute masks, and unsupported verbs failing cleanly.
 #include "sv_test.h"
 
+#include <infiniband/sa.h>
 #include <poll.h>
+#include <rdma/ib_user_sa.h>
+#include <rdma/ib_user_verbs.h>
 #include <fcntl.h>
 
 enum ibv_gid_type_sysfs { IBV_GID_TYPE_SYSFS_IB_ROCE_V1 = 0, IBV_GID_TYPE_SYSFS_ROCE_V2 = 1 };
@@ -323,6 +326,65 @@ static void completion_channel_is_a_real_fd(void)
     CHECK(ibv_destroy_comp_channel(ch) == 0);
 }
 
+// librdmacm's helpers, declared here as rdma-core's marshall.h does (Debian does not ship it).
+void ibv_copy_ah_attr_from_kern(struct ibv_ah_attr *dst, struct ib_uverbs_ah_attr *src);
+void ibv_copy_qp_attr_from_kern(struct ibv_qp_attr *dst, struct ib_uverbs_qp_attr *src);
+void ibv_copy_path_rec_from_kern(struct ibv_path_record *dst, struct ib_user_path_rec *src);
+
+static void kernel_struct_helpers_convert_every_field(void)
+{
+    struct ib_uverbs_qp_attr k;
+    memset(&k, 0, sizeof(k));
+    k.qp_state = IBV_QPS_RTS;
+    k.path_mtu = IBV_MTU_1024;
+    k.rq_psn = 0x123456;
+    k.sq_psn = 0x654321;
+    k.dest_qp_num = 0x2a;
+    k.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+    k.max_send_wr = 17;
+    k.max_inline_data = 64;
+    k.ah_attr.grh.dgid[15] = 9;
+    k.ah_attr.grh.sgid_index = 3;
+    k.ah_attr.grh.hop_limit = 64;
+    k.ah_attr.is_global = 1;
+    k.ah_attr.port_num = 1;
+    k.alt_ah_attr.dlid = 77;
+    k.min_rnr_timer = 12;
+    k.timeout = 14;
+    k.retry_cnt = 7;
+    k.rnr_retry = 6;
+    struct ibv_qp_attr a;
+    memset(&a, 0xff, sizeof(a));
+    ibv_copy_qp_attr_from_kern(&a, &k);
+    CHECK(a.qp_state == IBV_QPS_RTS && a.path_mtu == IBV_MTU_1024);
+    CHECK(a.rq_psn == 0x123456 && a.sq_psn == 0x654321 && a.dest_qp_num == 0x2a);
+    CHECK(a.qp_access_flags == IBV_ACCESS_REMOTE_WRITE);
+    CHECK(a.cap.max_send_wr == 17 && a.cap.max_recv_wr == 0 && a.cap.max_inline_data == 64);
+    CHECK(a.ah_attr.grh.dgid.raw[15] == 9 && a.ah_attr.grh.dgid.raw[0] == 0);
+    CHECK(a.ah_attr.grh.sgid_index == 3 && a.ah_attr.grh.hop_limit == 64);
+    CHECK(a.ah_attr.is_global == 1 && a.ah_attr.port_num == 1 && a.alt_ah_attr.dlid == 77);
+    CHECK(a.min_rnr_timer == 12 && a.timeout == 14 && a.retry_cnt == 7 && a.rnr_retry == 6);
+
+    struct ib_user_path_rec pk;
+    memset(&pk, 0, sizeof(pk));
+    pk.dgid[0] = 0xfe;
+    pk.flow_label = htonl(0x12345);
+    pk.hop_limit = 0x40;
+    pk.reversible = 1;
+    pk.numb_path = 3;
+    pk.sl = 5;
+    pk.mtu_selector = 2;
+    pk.mtu = IBV_MTU_4096;
+    pk.packet_life_time = 18;
+    struct ibv_path_record p;
+    ibv_copy_path_rec_from_kern(&p, &pk);
+    CHECK(p.dgid.raw[0] == 0xfe);
+    CHECK(ntohl(p.flowlabel_hoplimit) == ((0x12345u << 8) | 0x40));
+    CHECK(p.reversible_numpath == (0x80 | 3));
+    CHECK(ntohs(p.qosclass_sl) == 5);
+    CHECK(p.mtu == ((2 << 6) | IBV_MTU_4096) && p.packetlifetime == 18);
+}
+
 int main(void)
 {
     RUN(disabled_behaves_like_kernel_without_rdma);
@@ -341,6 +403,7 @@ int main(void)
     RUN(qp_state_machine_and_masks);
     RUN(qp_numbers_are_unique);
     RUN(completion_channel_is_a_real_fd);
+    RUN(kernel_struct_helpers_convert_every_field);
     ibv_close_device(ctx);
     return t_summary();
 }
