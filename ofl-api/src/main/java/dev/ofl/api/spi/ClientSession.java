@@ -289,6 +289,13 @@ public final class ClientSession implements OflClient {
         if (brokenReason == null) {
             String lost = transport.lossReason();
             if (lost != null) {
+                // A completion and the peer's leaving can both arrive between a poll and this
+                // check: what arrived before the peer left still counts, so look once more.
+                try {
+                    transport.poll(sink);
+                } catch (ProtocolException | RuntimeException e) {
+                    LOG.debug("the last poll after losing the peer failed: {}", e.toString());
+                }
                 breakConnection(Counter.PEER_LOSSES, lost);
             }
         }
