@@ -251,12 +251,16 @@ public final class ClientSession implements OflClient {
             }
             long nowNs = clock.nanoTime();
             try {
+                // Read before the poll, acted on after it: a response that arrived before the peer
+                // left is then always polled first, even when it lands between a poll and the loss.
+                boolean lostBeforePoll = transport.lossReason() != null;
                 int work = transport.poll(sink);
                 if (done[slot]) {
                     break;
                 }
-                // Only after the poll: a response that arrived before the peer left still counts.
-                noticeLoss();
+                if (lostBeforePoll) {
+                    noticeLoss();
+                }
                 if (brokenReason != null) {
                     continue;
                 }
