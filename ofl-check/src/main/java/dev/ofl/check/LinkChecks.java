@@ -231,33 +231,34 @@ final class LinkChecks {
     }
 
     private String refusal() throws CheckFailure {
-        try (Arena arena = Arena.ofShared(); OflClient client = Ofl.connect(config)) {
-            MemorySegment memory = sentinelFilled(arena, 4096);
-            Region region = client.registerRegion(memory);
-            client.requestPayload().set(U32, 0, 409);
-            Completion completion = new Completion();
-            int status = client.call(OP_REFUSE, 0, 4, ResponseRanges.of(region), CALL_TIMEOUT_NS, completion);
-            expectStatus(OflStatus.REFUSED, status, completion, "a refusing handler");
-            expect(completion.handlerStatus() == 409, "the handler refused with 409, the client saw "
-                    + completion.handlerStatus());
-            expectSentinel(memory, 0, memory.byteSize(), "after a refusal (the handler had committed 100 bytes)");
-            expect(!client.isBroken(), "a refusal broke the connection");
-            expectEcho(client, region, memory);
-            return "REFUSED with handler status 409, no byte written, an echo works afterwards";
-        }
+        int handlerStatus = outcomeWithoutData(OP_REFUSE, 409, OflStatus.REFUSED, "a refusing handler");
+        expect(handlerStatus == 409, "the handler refused with 409, the client saw " + handlerStatus);
+        return "REFUSED with handler status 409, no byte written, an echo works afterwards";
     }
 
     private String handlerFailure() throws CheckFailure {
+        outcomeWithoutData(OP_FAIL, 0, OflStatus.HANDLER_FAILED, "a throwing handler");
+        return "HANDLER_FAILED, no byte written, an echo works afterwards";
+    }
+
+    /**
+     * Calls {@code op}, whose handler commits 100 bytes and then refuses or throws: the outcome
+     * must be {@code expected} with no byte written, and the connection must still echo.
+     *
+     * @return the handler status the client saw
+     */
+    private int outcomeWithoutData(int op, int payloadStatus, int expected, String what) throws CheckFailure {
         try (Arena arena = Arena.ofShared(); OflClient client = Ofl.connect(config)) {
             MemorySegment memory = sentinelFilled(arena, 4096);
             Region region = client.registerRegion(memory);
+            client.requestPayload().set(U32, 0, payloadStatus);
             Completion completion = new Completion();
-            int status = client.call(OP_FAIL, 0, 0, ResponseRanges.of(region), CALL_TIMEOUT_NS, completion);
-            expectStatus(OflStatus.HANDLER_FAILED, status, completion, "a throwing handler");
-            expectSentinel(memory, 0, memory.byteSize(), "after a handler failure (it had committed 100 bytes)");
-            expect(!client.isBroken(), "a handler failure broke the connection");
+            int status = client.call(op, 0, 4, ResponseRanges.of(region), CALL_TIMEOUT_NS, completion);
+            expectStatus(expected, status, completion, what);
+            expectSentinel(memory, 0, memory.byteSize(), "after " + what + " (it had committed 100 bytes)");
+            expect(!client.isBroken(), what + " broke the connection");
             expectEcho(client, region, memory);
-            return "HANDLER_FAILED, no byte written, an echo works afterwards";
+            return completion.handlerStatus();
         }
     }
 
