@@ -251,8 +251,9 @@ public final class ClientSession implements OflClient {
             }
             long nowNs = clock.nanoTime();
             try {
-                // Read before the poll, acted on after it: a response that arrived before the peer
-                // left is then always polled first, even when it lands between a poll and the loss.
+                // Read before the poll, acted on after it: a response already delivered when the loss
+                // was seen is polled first. One the device reports only after the peer's socket closed
+                // can still be lost (RDMA: the liveness thread breaks the queue pair meanwhile).
                 boolean lostBeforePoll = transport.lossReason() != null;
                 int work = transport.poll(sink);
                 if (done[slot]) {
