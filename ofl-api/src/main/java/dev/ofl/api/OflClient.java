@@ -10,7 +10,13 @@ import java.lang.foreign.MemorySegment;
  * {@link ResponseRanges}, {@link #submit} it and {@link #await} its ticket against a deadline.
  * {@link #call} does both.
  *
- * <p><b>Threading:</b> a client is used by one thread at a time; it is not thread-safe.
+ * <p><b>Threading:</b> a client is used by one thread at a time; it is not thread-safe. It may
+ * change hands between calls (with a happens-before edge, such as a queue). A thread that calls
+ * {@link #submit}, {@link #await}, {@link #reconnect}, {@link #registerRegion} or {@link #close()}
+ * while another thread is inside one of them gets an {@link IllegalStateException} naming both
+ * threads and leaves the other call undisturbed. The check is a plain field, free on the hot path,
+ * so it catches such an overlap when it can see it (a second thread arriving while the first waits
+ * in {@code await}, the usual case), not every race.
  * Requests on one connection are handled by the server in submission order.
  *
  * <p><b>Timeouts are fatal:</b> when {@code await} returns {@link OflStatus#TIMED_OUT}, the

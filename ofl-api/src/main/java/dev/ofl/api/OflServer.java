@@ -1,6 +1,7 @@
 package dev.ofl.api;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 
 /**
  * A running server: accepts connections on an explicitly bound address and runs the
@@ -47,6 +48,31 @@ public interface OflServer extends AutoCloseable {
      * @return the backend's name
      */
     String backend();
+
+    /**
+     * Waits until the server has stopped: {@link #close()} has returned, on whatever thread called
+     * it. The server's threads are daemon threads (a library should not keep the JVM alive behind
+     * its user's back; the JVM may exit without draining), so a {@code main} that only serves must
+     * wait here, and should close the server from a shutdown hook so that a SIGTERM drains:
+     *
+     * <pre>{@code
+     * OflServer server = Ofl.serve(config, handler);
+     * Runtime.getRuntime().addShutdownHook(new Thread(server::close));
+     * server.awaitTermination();
+     * }</pre>
+     *
+     * @throws InterruptedException if the waiting thread is interrupted; the server keeps running
+     */
+    void awaitTermination() throws InterruptedException;
+
+    /**
+     * Waits at most {@code timeout} until the server has stopped, as {@link #awaitTermination()}.
+     *
+     * @param timeout how long to wait; zero or negative only reads the state
+     * @return {@code true} if {@link #close()} has returned, {@code false} if the time ran out first
+     * @throws InterruptedException if the waiting thread is interrupted; the server keeps running
+     */
+    boolean awaitTermination(Duration timeout) throws InterruptedException;
 
     /** Drains and stops the server. Idempotent. */
     @Override

@@ -98,4 +98,11 @@ public abstract class OflConformanceSuite {
             super(transport);
         }
     }
+
+    @Nested
+    class Threading extends ThreadingBehaviour {
+        Threading() {
+            super(transport);
+        }
+    }
 }

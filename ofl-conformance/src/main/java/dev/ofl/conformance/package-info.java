@@ -5,7 +5,8 @@
  *
  * <h2>Layout</h2>
  * Each behaviour is a class: echo and ranges, refusal and handler failure, timeouts and late
- * writes, reconnect, limits and bootstrap, concurrency, shutdown, and server statistics. They share
+ * writes, reconnect, limits and bootstrap, concurrency, shutdown, server statistics, and threading
+ * and lifecycle (a client shared by two threads, awaiting a server). They share
  * one fixture (servers, clients and sentinel-filled region memory, closed after each test), one set
  * of test handlers with their op codes (distinct, checked when the codes load), and one set of
  * byte checks. {@link dev.ofl.conformance.OflConformanceSuite} runs every behaviour as a nested

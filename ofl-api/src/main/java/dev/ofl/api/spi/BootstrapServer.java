@@ -18,7 +18,10 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Map;
+import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -70,6 +73,8 @@ public final class BootstrapServer implements OflServer {
     private final AtomicLong connectionIds = new AtomicLong();
     private final ServerCounters counters = new ServerCounters();
     private volatile boolean closing;
+    /** Opened when {@link #close()} returns, for {@link #awaitTermination}. */
+    private final CountDownLatch terminated = new CountDownLatch(1);
     private boolean closed;
 
     private BootstrapServer(ServerConfig config, String backend, ServerSocketChannel acceptor, OflHandler handler,
@@ -348,7 +353,16 @@ public final class BootstrapServer implements OflServer {
      * Idempotent.
      */
     @Override
-    public synchronized void close() {
+    public void close() {
+        try {
+            drainAndStop();
+        } finally {
+            // Also when the backend's after-close action failed: nothing of the server runs any more.
+            terminated.countDown();
+        }
+    }
+
+    private synchronized void drainAndStop() {
         if (closed) {
             return;
         }
@@ -375,6 +389,23 @@ public final class BootstrapServer implements OflServer {
                     + "they share is released when the last of them ends", backend, localAddress, running.size());
         }
         runAfterCloseOnce();
+    }
+
+    @Override
+    public void awaitTermination() throws InterruptedException {
+        terminated.await();
+    }
+
+    @Override
+    public boolean awaitTermination(Duration timeout) throws InterruptedException {
+        long timeoutNs;
+        try {
+            timeoutNs = timeout.toNanos();
+        } catch (ArithmeticException e) {
+            // Longer than about 292 years: as good as for ever.
+            timeoutNs = Long.MAX_VALUE;
+        }
+        return terminated.await(timeoutNs, TimeUnit.NANOSECONDS);
     }
 
     /** The after-close action runs once, when closing and no connection thread is left. */

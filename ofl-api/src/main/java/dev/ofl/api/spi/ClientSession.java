@@ -74,6 +74,16 @@ public final class ClientSession implements OflClient {
     private long oldestTicket;
     private long receivingTicket;
     private long ticketBase;
+    /**
+     * The thread inside {@link #submit}, {@link #await}, {@link #reconnect}, {@link #registerRegion}
+     * or {@link #close}, or {@code null} between calls; {@link #busyCall} names the method. Plain
+     * fields on purpose: the check must cost no fence and no allocation on the hot path, so it
+     * catches an overlap that it can see (in practice, any that lasts longer than a few
+     * instructions, such as a second thread arriving while another waits in {@code await}) and is
+     * not a lock.
+     */
+    private Thread busyThread;
+    private String busyCall;
 
     /**
      * Creates the client and connects it.
@@ -138,6 +148,15 @@ public final class ClientSession implements OflClient {
 
     @Override
     public Region registerRegion(MemorySegment segment) {
+        enter("registerRegion");
+        try {
+            return registerOwned(segment);
+        } finally {
+            leave();
+        }
+    }
+
+    private Region registerOwned(MemorySegment segment) {
         ensureOpen();
         Objects.requireNonNull(segment, "segment");
         if (!segment.isNative()) {
@@ -158,6 +177,15 @@ public final class ClientSession implements OflClient {
 
     @Override
     public long submit(int op, long generation, int payloadLength, ResponseRanges ranges) {
+        enter("submit");
+        try {
+            return submitOwned(op, generation, payloadLength, ranges);
+        } finally {
+            leave();
+        }
+    }
+
+    private long submitOwned(int op, long generation, int payloadLength, ResponseRanges ranges) {
         ensureUsable();
         if (nextTicket - oldestTicket == limits.maxInFlight()) {
             return OflStatus.IN_FLIGHT_FULL;
@@ -199,6 +227,15 @@ public final class ClientSession implements OflClient {
 
     @Override
     public int await(long ticket, long deadlineNs, Completion completion) {
+        enter("await");
+        try {
+            return awaitOwned(ticket, deadlineNs, completion);
+        } finally {
+            leave();
+        }
+    }
+
+    private int awaitOwned(long ticket, long deadlineNs, Completion completion) {
         ensureOpen();
         if (ticket < 0 || tickets[slotOf(ticket)] != ticket || awaited[slotOf(ticket)]) {
             throw new IllegalArgumentException("ticket " + ticket + " is not outstanding (awaited already, dropped"
@@ -317,6 +354,28 @@ public final class ClientSession implements OflClient {
         transport.breakConnection();
     }
 
+    /**
+     * Marks the calling thread as inside {@code call}, or refuses if another thread is inside a
+     * call: two threads at once would interleave tickets, slots and the response stream, which
+     * would otherwise surface later as a protocol violation blamed on the server. Nothing changes
+     * on refusal, so the other thread's call goes on undisturbed.
+     */
+    private void enter(String call) {
+        Thread current = Thread.currentThread();
+        Thread busy = busyThread;
+        if (busy != null && busy != current) {
+            throw new IllegalStateException("OflClient." + call + "() on thread '" + current.getName()
+                    + "' while thread '" + busy.getName() + "' is inside " + busyCall + "(): a client is used by one"
+                    + " thread at a time; open one client per thread, or hand it over between calls only");
+        }
+        busyThread = current;
+        busyCall = call;
+    }
+
+    private void leave() {
+        busyThread = null;
+    }
+
     private void ensureOpen() {
         if (closed) {
             throw new IllegalStateException("the client is closed");
@@ -333,6 +392,15 @@ public final class ClientSession implements OflClient {
 
     @Override
     public void reconnect() {
+        enter("reconnect");
+        try {
+            reconnectOwned();
+        } finally {
+            leave();
+        }
+    }
+
+    private void reconnectOwned() {
         ensureOpen();
         breakConnection(null, "reconnect() was called");
         transport.disconnect();
@@ -387,6 +455,15 @@ public final class ClientSession implements OflClient {
 
     @Override
     public void close() {
+        enter("close");
+        try {
+            closeOwned();
+        } finally {
+            leave();
+        }
+    }
+
+    private void closeOwned() {
         if (closed) {
             return;
         }

@@ -1,0 +1,69 @@
+package dev.ofl.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ofl.api.ClientConfig;
+import dev.ofl.api.Completion;
+import dev.ofl.api.Ofl;
+import dev.ofl.api.OflClient;
+import dev.ofl.api.OflServer;
+import dev.ofl.api.OflStatus;
+import dev.ofl.api.Region;
+import dev.ofl.api.ResponseRanges;
+import dev.ofl.api.ServerConfig;
+import dev.ofl.api.WaitMode;
+import java.lang.foreign.Arena;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A client's call over TCP allocates nothing on the calling thread once the JIT has compiled it:
+ * submit, the busy-polling await, the response checks and the one-thread-at-a-time owner check.
+ * Measured with the JVM's per-thread allocation counter, which counts every byte the thread
+ * allocates. (The fake backend copies messages into arrays by design, so it cannot show this.)
+ */
+@Timeout(120)
+class ClientCallAllocationTest {
+    private static final int WARM_UP_CALLS = 60_000;
+    private static final int MEASURED_CALLS = 20_000;
+
+    @Test
+    void aWarmCallAllocatesNothingOnTheCallingThread() {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        assertTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
+                "this JVM does not count allocated bytes per thread");
+        try (Arena arena = Arena.ofShared();
+             OflServer server = Ofl.serve(ServerConfig.builder().backend("tcp")
+                     .bind(new InetSocketAddress("127.0.0.1", 0)).serviceName("allocation").build(),
+                     (request, response) -> {
+                         response.write(request.payload());
+                         return 0;
+                     });
+             OflClient client = Ofl.connect(ClientConfig.builder().backend("tcp")
+                     .server(server.localAddress()).serviceName("allocation").waitMode(WaitMode.BUSY_POLL).build())) {
+            Region region = client.registerRegion(arena.allocate(4096));
+            ResponseRanges ranges = new ResponseRanges().add(region, 0, 64);
+            Completion completion = new Completion();
+            long timeoutNs = 30_000_000_000L;
+            calls(client, ranges, completion, timeoutNs, WARM_UP_CALLS);
+            long before = threads.getCurrentThreadAllocatedBytes();
+            calls(client, ranges, completion, timeoutNs, MEASURED_CALLS);
+            long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            assertEquals(0, allocated, "bytes the calling thread allocated over " + MEASURED_CALLS + " warm calls");
+        }
+    }
+
+    private static void calls(OflClient client, ResponseRanges ranges, Completion completion, long timeoutNs,
+            int count) {
+        for (int i = 0; i < count; i++) {
+            client.requestPayload().set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, i);
+            int status = client.call(1, 0, 8, ranges, timeoutNs, completion);
+            if (status != OflStatus.OK) {
+                throw new AssertionError("call " + i + ": " + completion);
+            }
+        }
+    }
+}

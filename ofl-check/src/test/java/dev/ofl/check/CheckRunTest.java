@@ -1,0 +1,111 @@
+package dev.ofl.check;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The command run in this process against 127.0.0.1, over TCP and over softverbs: what it prints,
+ * and its exit status when every check passes and when one cannot.
+ */
+class CheckRunTest {
+    /** The link checks, in the order they run. */
+    private static final List<String> LINK_CHECKS = List.of("link.connect", "link.echo-64", "link.echo-max-request",
+            "link.rows-288", "link.rows-4096-in-16-ranges", "link.rows-49152", "link.refusal-leaves-connection-usable",
+            "link.handler-failure-leaves-connection-usable", "link.pipelined-in-flight",
+            "link.timeout-is-fatal-and-nothing-lands-late", "link.reconnect-keeps-payload-address",
+            "link.wrong-service-refused", "link.limits-beyond-server-refused");
+
+    @Test
+    void tcpLinkChecksPassWithOneLineEachAndASummary() {
+        int port = CheckRun.freePort();
+        CheckRun run = CheckRun.of("--backend", "tcp", "--ip", "127.0.0.1", "--port", Integer.toString(port),
+                "--checks", "link");
+
+        assertEquals(Check.PASSED, run.exitStatus(), run::toString);
+        List<String> lines = run.checkLines();
+        assertEquals(1 + LINK_CHECKS.size(), lines.size(), run::toString);
+        assertEquals("PASS backend.available: tcp can run here", lines.getFirst(), run::toString);
+        for (int i = 0; i < LINK_CHECKS.size(); i++) {
+            assertTrue(lines.get(i + 1).startsWith("PASS " + LINK_CHECKS.get(i) + ": "), run::toString);
+        }
+        assertTrue(run.line("link.connect").contains("/127.0.0.1:" + port + " over tcp"), run::toString);
+        assertTrue(run.out().contains("ofl check: tcp on 127.0.0.1:" + port + ", both ends in this process"),
+                run::toString);
+        assertEquals((1 + LINK_CHECKS.size()) + " passed, 0 failed", run.out().strip().lines().toList().getLast(),
+                run::toString);
+    }
+
+    /**
+     * The whole default run: the link checks, then every conformance behaviour. Over TCP here; the
+     * same run over softverbs is what {@code ./ofl check --backend rdma} does, and the RDMA
+     * backend's own build runs the suite over softverbs already.
+     */
+    @Test
+    void theDefaultRunIsTheLinkChecksAndTheConformanceSuiteAsJson() {
+        CheckRun run = CheckRun.of("--backend", "tcp", "--ip", "127.0.0.1", "--port",
+                Integer.toString(CheckRun.freePort()), "--json");
+
+        assertEquals(Check.PASSED, run.exitStatus(), run::toString);
+        JsonNode json = run.json();
+        assertEquals("tcp", json.get("backend").asText());
+        assertEquals("local", json.get("mode").asText());
+        assertEquals(0, json.get("failed").asInt(), run::toString);
+        List<String> names = new ArrayList<>();
+        json.get("checks").forEach(check -> names.add(check.get("name").asText()));
+        assertTrue(names.containsAll(LINK_CHECKS), run::toString);
+        for (String behaviour : new String[] {"EchoAndRanges", "RefusalAndFailure", "Timeouts", "Reconnect",
+            "LimitsAndBootstrap", "Concurrency", "Shutdown", "Statistics", "Threading"}) {
+            assertTrue(names.stream().anyMatch(n -> n.startsWith("conformance." + behaviour + ".")),
+                    () -> behaviour + " did not run\n" + run);
+        }
+        assertTrue(names.contains("conformance.EchoAndRanges.rowsStreamedInSeveralCommitsArriveIntact"
+                + "[49152_rows_of_256_bytes]"), run::toString);
+        assertEquals(names.size(), json.get("passed").asInt(), run::toString);
+        // With --json the lines go to standard error, the summary last.
+        assertTrue(run.err().contains("PASS link.rows-49152: "), run::toString);
+        assertTrue(run.err().contains(names.size() + " passed, 0 failed"), run::toString);
+    }
+
+    @Test
+    void rdmaLinkChecksPassOverSoftverbs() {
+        CheckRun run = CheckRun.of("--backend", "rdma", "--ip", "127.0.0.1", "--port",
+                Integer.toString(CheckRun.freePort()), "--library", CheckRun.softverbs(), "--checks", "link");
+
+        assertEquals(Check.PASSED, run.exitStatus(), run::toString);
+        assertTrue(run.line("link.connect").contains(" over rdma"), run::toString);
+        assertTrue(run.out().strip().endsWith((1 + LINK_CHECKS.size()) + " passed, 0 failed"), run::toString);
+    }
+
+    @Test
+    void connectingWhereNothingListensFailsEveryLinkCheck() {
+        int port = CheckRun.freePort();
+        CheckRun run = CheckRun.of("--backend", "tcp", "--ip", "127.0.0.1", "--port", Integer.toString(port),
+                "--connect");
+
+        assertEquals(Check.FAILED, run.exitStatus(), run::toString);
+        assertTrue(run.line("link.connect").startsWith("FAIL link.connect: ")
+                && run.line("link.connect").contains("127.0.0.1:" + port), run::toString);
+        for (String check : LINK_CHECKS.subList(1, LINK_CHECKS.size())) {
+            assertEquals("FAIL " + check + ": not run: link.connect failed", run.line(check), run::toString);
+        }
+        assertTrue(run.out().strip().endsWith("1 passed, " + LINK_CHECKS.size() + " failed"), run::toString);
+    }
+
+    /** The backend properties reach the servers and clients: a device no host has fails, naming the ones present. */
+    @Test
+    void aDeviceThatIsNotThereFailsNamingTheDevicesPresent() {
+        CheckRun run = CheckRun.of("--backend", "rdma", "--ip", "127.0.0.1", "--port",
+                Integer.toString(CheckRun.freePort()), "--library", CheckRun.softverbs(), "--device", "mlx5_9",
+                "--checks", "link");
+
+        assertEquals(Check.FAILED, run.exitStatus(), run::toString);
+        String serve = run.line("link.serve");
+        assertTrue(serve.startsWith("FAIL link.serve: ") && serve.contains("mlx5_9"), run::toString);
+        assertTrue(run.out().strip().endsWith("1 passed, 1 failed"), run::toString);
+    }
+}
