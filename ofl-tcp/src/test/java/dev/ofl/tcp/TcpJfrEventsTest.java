@@ -137,6 +137,7 @@ class TcpJfrEventsTest {
         assertEquals(SERVICE, connect.getString("service"));
         assertEquals(false, connect.getBoolean("reconnect"));
         assertEquals("", connect.getString("failure"));
+        assertTrue(connect.getString("path").startsWith("from /127.0.0.1:"), connect.getString("path"));
 
         List<RecordedEvent> calls = named(events, "dev.ofl.Call");
         assertEquals(2, calls.size(), calls::toString);
@@ -167,7 +168,7 @@ class TcpJfrEventsTest {
         assertEquals("OK", echoed.getString("status"));
         assertEquals(8, echoed.getLong("requestBytes"));
         assertEquals(8, echoed.getLong("responseBytes"));
-        assertTrue(echoed.getString("peer").contains("127.0.0.1"), echoed.getString("peer"));
+        assertEquals(connect.getString("path"), "from " + echoed.getString("peer"), "the client's path names the peer");
         assertEquals(echoed.getLong("connection"), handlers.get(1).getLong("connection"), "one connection");
         assertEquals("REFUSED", handlers.get(1).getString("status"));
         assertEquals(0, handlers.get(1).getLong("responseBytes"));
