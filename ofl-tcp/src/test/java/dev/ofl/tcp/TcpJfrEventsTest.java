@@ -233,17 +233,25 @@ class TcpJfrEventsTest {
     }
 
     @Test
-    void aFailedConnectIsRecordedWithItsFailure() throws IOException {
+    void failedConnectsAndReconnectsAreRecordedWithTheirFailure() throws IOException {
         InetSocketAddress address = server.localAddress();
+        OflClient client = connect();
         server.close();
         Recording recording = allOflEvents();
         recording.start();
+        try {
+            assertThrows(RuntimeException.class, client::reconnect);
+        } finally {
+            client.close();
+        }
         assertThrows(RuntimeException.class, () -> Ofl.connect(ClientConfig.builder().server(address)
                 .serviceName(SERVICE).limits(LIMITS).connectTimeout(Duration.ofSeconds(5)).build()));
         List<RecordedEvent> connects = named(stopAndRead(recording), "dev.ofl.Connect");
-        assertEquals(1, connects.size(), connects::toString);
-        assertTrue(connects.get(0).getString("failure").contains("cannot connect"),
-                connects.get(0).getString("failure"));
+        assertEquals(List.of(true, false), connects.stream().map(e -> e.getBoolean("reconnect")).toList());
+        for (RecordedEvent connect : connects) {
+            assertTrue(connect.getString("failure").contains("cannot connect"), connect.getString("failure"));
+            assertEquals("", connect.getString("path"), "a failed connect chose no path");
+        }
     }
 
     @Test
