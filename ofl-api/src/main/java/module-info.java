@@ -7,6 +7,9 @@
  */
 module dev.ofl.api {
     requires org.slf4j;
+    // Not static: the sessions touch their JFR event types on every call, so jdk.jfr must be
+    // resolved whenever ofl-api is (and a jlink image must contain it).
+    requires jdk.jfr;
 
     exports dev.ofl.api;
     exports dev.ofl.api.spi;

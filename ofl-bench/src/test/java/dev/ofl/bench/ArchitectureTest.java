@@ -37,7 +37,9 @@ class ArchitectureTest {
     @Test
     void theApiModuleDependsOnNothingOfOurs() {
         classes().that().resideInAPackage("dev.ofl.api..")
-                .should().onlyDependOnClassesThat().resideInAnyPackage("dev.ofl.api..", "java..", "org.slf4j..")
+                // jdk.jfr: the sessions' JFR events (a JDK module, see ofl-api's module-info).
+                .should().onlyDependOnClassesThat()
+                .resideInAnyPackage("dev.ofl.api..", "java..", "jdk.jfr..", "org.slf4j..")
                 .check(classes);
     }
 

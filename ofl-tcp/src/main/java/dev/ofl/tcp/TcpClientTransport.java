@@ -64,6 +64,7 @@ final class TcpClientTransport implements ClientTransport {
     private ByteBuffer[] regionBuffers = new ByteBuffer[4];
 
     private SocketChannel channel;
+    private String path = "";
     private Selector selector;
     private SelectionKey key;
     private int rxStart;
@@ -103,6 +104,8 @@ final class TcpClientTransport implements ClientTransport {
             rxStart = 0;
             rxEnd = 0;
             pieceRemaining = 0;
+            // The server's logs and dev.ofl.Handler events name the client by this address.
+            path = "from " + ch.getLocalAddress();
             LOG.debug("connected to {} as {}", server, ch.getLocalAddress());
         } catch (IOException e) {
             BootstrapIo.closeQuietly(ch);
@@ -315,5 +318,10 @@ final class TcpClientTransport implements ClientTransport {
     @Override
     public String backend() {
         return TcpBackend.NAME;
+    }
+
+    @Override
+    public String path() {
+        return path;
     }
 }

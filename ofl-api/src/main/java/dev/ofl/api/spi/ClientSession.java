@@ -56,6 +56,7 @@ public final class ClientSession implements OflClient {
     private final RequestEncoder encoder = new RequestEncoder();
     private final Sink sink = new Sink();
     private final ClientCounters counters = new ClientCounters();
+    private final ClientEvents events;
 
     private final MemorySegment[] messages;
     private final MemorySegment[] payloads;
@@ -110,6 +111,7 @@ public final class ClientSession implements OflClient {
         this.handlerStatuses = new int[slots];
         this.lengths = new long[slots];
         this.capacities = new long[slots];
+        this.events = new ClientEvents(config, slots);
         this.arena = Arena.ofShared();
         ClientTransport created = null;
         try {
@@ -122,8 +124,11 @@ public final class ClientSession implements OflClient {
                 awaited[i] = true;
             }
             created = factory.create(config, memory, slotBytes);
+            events.connecting();
             created.connect(regions, clock.nanoTime() + config.connectTimeout().toNanos());
+            events.connected(created, false);
         } catch (RuntimeException | Error e) {
+            events.connectFailed(false, e);
             if (created == null || created.close()) {
                 arena.close();
             }
@@ -207,6 +212,7 @@ public final class ClientSession implements OflClient {
         tickets[slot] = nextTicket;
         done[slot] = false;
         awaited[slot] = false;
+        events.submitted(slot, nextTicket, op, generation, payloadLength);
         try {
             transport.send(messages[slot], length, sink);
         } catch (ProtocolException e) {
@@ -317,6 +323,7 @@ public final class ClientSession implements OflClient {
 
     private void release(int slot) {
         awaited[slot] = true;
+        events.callEnded(slot, done[slot], statuses[slot], handlerStatuses[slot], lengths[slot]);
         while (oldestTicket < nextTicket && awaited[slotOf(oldestTicket)]) {
             oldestTicket++;
         }
@@ -349,6 +356,7 @@ public final class ClientSession implements OflClient {
             brokenReason = reason;
             if (cause != null) {
                 counters.increment(cause);
+                events.broken(cause, reason);
             }
         }
         transport.breakConnection();
@@ -409,14 +417,17 @@ public final class ClientSession implements OflClient {
         }
         oldestTicket = nextTicket;
         receivingTicket = nextTicket;
+        events.connecting();
         try {
             transport.connect(regions, clock.nanoTime() + config.connectTimeout().toNanos());
         } catch (RuntimeException e) {
+            events.connectFailed(true, e);
             brokenReason = "reconnect() failed: " + e.getMessage();
             throw e;
         }
         connected();
         counters.increment(Counter.RECONNECTS);
+        events.connected(transport, true);
     }
 
     @Override

@@ -141,4 +141,14 @@ public interface ClientTransport extends RequestEncoder.RangeAddressing {
      * @return for example {@code "tcp"}
      */
     String backend();
+
+    /**
+     * What the current connection runs over, for diagnostics (the {@code dev.ofl.Connect} JFR
+     * event): for rdma the device, port and GID chosen for the bound address.
+     *
+     * @return a description, empty when the backend has nothing to add to the server's address
+     */
+    default String path() {
+        return "";
+    }
 }

@@ -41,6 +41,7 @@ final class ServerSession implements BootstrapServer.Connection {
     private final DrainGate drain = new DrainGate();
     private final MessageHeader header = new MessageHeader();
     private final RangeCursor ranges = new RangeCursor();
+    private final ServerEvents events;
     private Limits limits;
     private RequestView request;
     private Response response;
@@ -55,6 +56,7 @@ final class ServerSession implements BootstrapServer.Connection {
         this.transport = transport;
         this.id = id;
         this.peer = BootstrapServer.remote(channel);
+        this.events = new ServerEvents(server.backend(), server.config().serviceName(), id, peer);
     }
 
     @Override
@@ -137,7 +139,9 @@ final class ServerSession implements BootstrapServer.Connection {
             // Draining lets a request that got in finish: its handler and its response.
             delivering = true;
             try {
+                HandlerEvent event = events.handlerStarting();
                 int outcome = response.run(handler, request);
+                events.handlerEnded(event, header, outcome, response.committed());
                 // The payload is dead and the ranges were copied: give the slot back before
                 // responding, so that the client's next request never waits for it.
                 transport.releaseRequest(slot);

@@ -55,6 +55,15 @@ public class RdmaRoundTripBenchmark {
     @Param({"BUSY_POLL", "BLOCKING"})
     public WaitMode waitMode;
 
+    /**
+     * The JFR state: {@code none}, {@code off} (a recording with ofl's per-request events off) or
+     * {@code on} (every call and handler recorded); see {@code OflEventsRecording}.
+     */
+    @Param("none")
+    public String jfr;
+
+    private OflEventsRecording recording;
+
     private RoundTripFixture fixture;
 
     /** Creates the state; JMH calls {@link #setUp()} before the trial. */
@@ -73,13 +82,23 @@ public class RdmaRoundTripBenchmark {
         if (cause.isPresent()) {
             throw new IllegalStateException("the rdma backend cannot run here: " + cause.get());
         }
-        fixture = new RoundTripFixture("rdma", waitMode);
+        recording = OflEventsRecording.start(jfr);
+        try {
+            fixture = new RoundTripFixture("rdma", waitMode);
+        } catch (RuntimeException e) {
+            recording.close();
+            throw e;
+        }
     }
 
     /** Closes the client, then the server, then frees the memory. */
     @TearDown(Level.Trial)
     public void tearDown() {
-        fixture.close();
+        try {
+            fixture.close();
+        } finally {
+            recording.close();
+        }
     }
 
     /**

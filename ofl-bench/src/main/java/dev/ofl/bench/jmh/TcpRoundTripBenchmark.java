@@ -40,6 +40,15 @@ public class TcpRoundTripBenchmark {
     @Param("BUSY_POLL")
     public WaitMode waitMode;
 
+    /**
+     * The JFR state: {@code none}, {@code off} (a recording with ofl's per-request events off) or
+     * {@code on} (every call and handler recorded); see {@code OflEventsRecording}.
+     */
+    @Param("none")
+    public String jfr;
+
+    private OflEventsRecording recording;
+
     private RoundTripFixture fixture;
 
     /** Creates the state; JMH calls {@link #setUp()} before the trial. */
@@ -49,13 +58,23 @@ public class TcpRoundTripBenchmark {
     /** Starts the server, connects the client and registers the destination region. */
     @Setup(Level.Trial)
     public void setUp() {
-        fixture = new RoundTripFixture("tcp", waitMode);
+        recording = OflEventsRecording.start(jfr);
+        try {
+            fixture = new RoundTripFixture("tcp", waitMode);
+        } catch (RuntimeException e) {
+            recording.close();
+            throw e;
+        }
     }
 
     /** Closes the client, then the server, then frees the memory. */
     @TearDown(Level.Trial)
     public void tearDown() {
-        fixture.close();
+        try {
+            fixture.close();
+        } finally {
+            recording.close();
+        }
     }
 
     /**

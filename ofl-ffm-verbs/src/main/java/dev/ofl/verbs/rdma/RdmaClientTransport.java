@@ -72,6 +72,7 @@ final class RdmaClientTransport implements ClientTransport {
     private MemoryRegion sendSlotsMr;
     private MemoryRegion[] regionMrs = new MemoryRegion[4];
     private SocketChannel socket;
+    private String path = "";
 
     RdmaClientTransport(ClientConfig config, MemorySegment sendSlots, long slotBytes) {
         this.config = config;
@@ -154,6 +155,7 @@ final class RdmaClientTransport implements ClientTransport {
             sendSlotsMr = slotsMr;
             regionMrs = mrs;
             socket = channel;
+            path = device.context.deviceName() + " " + gid + ", qp " + created.qp.qpNumber();
             LOG.debug("rdma connection to {} as qp {} on {}", server, created.qp.qpNumber(), device.context);
         } catch (IOException e) {
             cleanup(channel, created);
@@ -378,5 +380,10 @@ final class RdmaClientTransport implements ClientTransport {
     @Override
     public String backend() {
         return RdmaBackend.NAME;
+    }
+
+    @Override
+    public String path() {
+        return path;
     }
 }

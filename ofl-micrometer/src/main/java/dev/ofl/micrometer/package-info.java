@@ -1,0 +1,10 @@
+/**
+ * Micrometer meters for ofl clients and servers. Each binder registers, once, meters that read
+ * the client's or server's statistics snapshot whenever the registry is scraped: nothing is added
+ * to ofl's hot path, and the registry holds the client or server only weakly (after it is
+ * collected, its meters read {@code NaN}).
+ *
+ * <p>Every meter carries the tags {@code backend} (from the client or server) and {@code service}
+ * (given to the binder), plus any tags given to the binder.
+ */
+package dev.ofl.micrometer;
