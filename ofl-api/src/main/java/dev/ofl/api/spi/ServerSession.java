@@ -97,6 +97,7 @@ final class ServerSession implements BootstrapServer.Connection {
             }
             if (admitted) {
                 server.release();
+                server.forget(channel);
             }
         }
     }
