@@ -100,7 +100,7 @@ public final class ClientBootstrap {
         }
         int keyId = keys.firstKeyId();
         byte[] helloMessage = Bootstrap.encode(Bootstrap.HELLO, PeerAuthentication.withExtensions(hello,
-                concat(hello.extensions(), new PskExchange.Offer(keyId, PeerAuthentication.nonce()).record())));
+                PeerAuthentication.concat(hello.extensions(), new PskExchange.Offer(keyId, PeerAuthentication.nonce()).record())));
         BootstrapIo.writeFully(channel, helloMessage);
         byte[] frame = readFrame(channel, server, deadlineNs, clock, Bootstrap.AUTH_CHALLENGE);
         if (frame[Bootstrap.FRAME_TYPE_OFFSET] != Bootstrap.AUTH_CHALLENGE) {
@@ -190,9 +190,5 @@ public final class ClientBootstrap {
                     + welcome + "; proposed " + hello);
         }
         return welcome;
-    }
-
-    private static byte[] concat(byte[] first, byte[] second) {
-        return PeerAuthentication.concat(first, second);
     }
 }
