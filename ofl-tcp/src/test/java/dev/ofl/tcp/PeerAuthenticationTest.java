@@ -20,7 +20,6 @@ import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.spi.BootstrapIo;
 import dev.ofl.api.spi.BootstrapServer;
-import dev.ofl.api.spi.RangeCursor;
 import dev.ofl.api.spi.ServerTransport;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.PskExchange;
@@ -31,6 +30,7 @@ import java.io.OutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.reflect.InvocationTargetException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -89,9 +89,26 @@ class PeerAuthenticationTest {
         ServerConfig config = builder.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                 .serviceName(SERVICE).limits(LIMITS).bootstrapTimeout(Duration.ofSeconds(5)).build();
         BootstrapServer server = BootstrapServer.start(config, TcpBackend.NAME, ECHO,
-                (c, channel, id) -> new CountingTransport(new TcpServerTransport(c, channel)), s -> { });
+                (c, channel, id) -> countingAccepts(new TcpServerTransport(c, channel)), s -> { });
         closeables.add(server);
         return server;
+    }
+
+    /** The transport with every call passed through, {@code accept} counted and its HELLO checked. */
+    private ServerTransport countingAccepts(ServerTransport inner) {
+        return (ServerTransport) java.lang.reflect.Proxy.newProxyInstance(ServerTransport.class.getClassLoader(),
+                new Class<?>[] {ServerTransport.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("accept")) {
+                        accepts.incrementAndGet();
+                        assertEquals(0, ((Bootstrap.Endpoint) args[0]).extensions().length,
+                                "the transport never sees the authentication record");
+                    }
+                    try {
+                        return method.invoke(inner, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     private static ClientConfig.Builder client(InetSocketAddress server) {
@@ -416,88 +433,6 @@ class PeerAuthenticationTest {
         @Override
         public void close() throws IOException {
             listener.close();
-        }
-    }
-
-    /** Counts {@code accept}; otherwise the TCP transport. */
-    private final class CountingTransport implements ServerTransport {
-        private final ServerTransport inner;
-
-        CountingTransport(ServerTransport inner) {
-            this.inner = inner;
-        }
-
-        @Override
-        public int kind() {
-            return inner.kind();
-        }
-
-        @Override
-        public Bootstrap.Endpoint accept(Bootstrap.Endpoint hello) {
-            accepts.incrementAndGet();
-            assertEquals(0, hello.extensions().length, "the transport never sees the authentication record");
-            return inner.accept(hello);
-        }
-
-        @Override
-        public void start() throws IOException {
-            inner.start();
-        }
-
-        @Override
-        public int receiveSlots() {
-            return inner.receiveSlots();
-        }
-
-        @Override
-        public int pieceBytes() {
-            return inner.pieceBytes();
-        }
-
-        @Override
-        public MemorySegment staging() {
-            return inner.staging();
-        }
-
-        @Override
-        public int nextRequest() throws IOException, dev.ofl.api.wire.ProtocolException {
-            return inner.nextRequest();
-        }
-
-        @Override
-        public MemorySegment message(int slot) {
-            return inner.message(slot);
-        }
-
-        @Override
-        public void completeRequest(int slot, long length) throws IOException, dev.ofl.api.wire.ProtocolException {
-            inner.completeRequest(slot, length);
-        }
-
-        @Override
-        public void releaseRequest(int slot) {
-            inner.releaseRequest(slot);
-        }
-
-        @Override
-        public void sendPiece(long sequence, long from, long to, RangeCursor ranges) throws IOException {
-            inner.sendPiece(sequence, from, to, ranges);
-        }
-
-        @Override
-        public void sendEnd(long sequence, long from, long to, int wireStatus, int handlerStatus, long responseLength,
-                RangeCursor ranges) throws IOException {
-            inner.sendEnd(sequence, from, to, wireStatus, handlerStatus, responseLength, ranges);
-        }
-
-        @Override
-        public void breakConnection() {
-            inner.breakConnection();
-        }
-
-        @Override
-        public boolean close() {
-            return inner.close();
         }
     }
 }
