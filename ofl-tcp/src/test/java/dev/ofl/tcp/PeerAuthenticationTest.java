@@ -87,7 +87,7 @@ class PeerAuthenticationTest {
     /** A TCP server whose transports count {@code accept}, the first thing that allocates for a peer. */
     private BootstrapServer server(ServerConfig.Builder builder) {
         ServerConfig config = builder.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                .serviceName(SERVICE).limits(LIMITS).bootstrapTimeout(Duration.ofSeconds(5)).build();
+                .serviceName(SERVICE).limits(LIMITS).build();
         BootstrapServer server = BootstrapServer.start(config, TcpBackend.NAME, ECHO,
                 (c, channel, id) -> countingAccepts(new TcpServerTransport(c, channel)), s -> { });
         closeables.add(server);
@@ -305,6 +305,22 @@ class PeerAuthenticationTest {
         }
         assertEquals(2, server.statistics().protocolViolations(), "each violation is counted once");
         assertEquals(0, accepts.get());
+    }
+
+    @Test
+    void aClientThatNeverSendsItsProofIsDroppedAtTheBootstrapDeadline() throws Exception {
+        BootstrapServer server = server(ServerConfig.builder().authenticationKey(1, KEY_A)
+                .bootstrapTimeout(Duration.ofMillis(300)));
+        byte[] hello = Bootstrap.encode(Bootstrap.HELLO, new Bootstrap.Endpoint(RefusalCode.ACCEPTED, 1, SERVICE,
+                LIMITS, 0, 0, null, 0, 0, 0, "", new PskExchange.Offer(1, new byte[32]).record()));
+        try (Socket peer = new Socket(server.localAddress().getAddress(), server.localAddress().getPort())) {
+            peer.setSoTimeout(10_000);
+            peer.getOutputStream().write(hello);
+            assertEquals(48, peer.getInputStream().readNBytes(48).length, "the challenge");
+            assertEquals(-1, peer.getInputStream().read(), "closed without a WELCOME");
+        }
+        assertEquals(0, accepts.get());
+        assertEquals(0, server.statistics().connectionsAccepted());
     }
 
     private static Bootstrap.Endpoint readHello(Socket socket) throws IOException {
