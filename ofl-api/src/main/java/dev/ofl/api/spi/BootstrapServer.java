@@ -200,8 +200,8 @@ public final class BootstrapServer implements OflServer {
      * @param connectionId for logs
      * @return the accepted HELLO, or {@code null} if the client was refused (the refusal was sent)
      * @throws IOException if the socket fails or the bootstrap times out
-     * @throws ProtocolException if the HELLO is malformed (a MALFORMED refusal was sent; the caller counts the
-     *     protocol violation)
+     * @throws ProtocolException if the HELLO, the authentication offer or the client's proof is malformed (a
+     *     MALFORMED refusal was sent; the caller counts the protocol violation)
      */
     public Bootstrap.Endpoint acceptHello(SocketChannel channel, int transport, long connectionId)
             throws IOException, ProtocolException {
