@@ -5,11 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ofl.api.ClientConfig;
 import dev.ofl.api.Limits;
 import dev.ofl.api.PeerKeys;
 import dev.ofl.api.RefusalCode;
+import dev.ofl.api.ServerConfig;
+import java.net.InetSocketAddress;
 import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.Set;
 import javax.crypto.Mac;
 import org.junit.jupiter.api.Test;
 
@@ -204,5 +210,20 @@ class PskExchangeTest {
         Arrays.fill(mine, (byte) 0);
         assertArrayEquals(Hex.bytes(CLIENT_MAC), PskExchange.clientProof(copied.mac(KEY_ID), Hex.bytes(HELLO),
                 Hex.bytes(CHALLENGE)), "the key was copied when added");
+        ServerConfig server = ServerConfig.builder().bind(new InetSocketAddress("127.0.0.1", 1)).serviceName("s")
+                .authenticationKey(KEY_ID, KEY).authenticationKey(8, KEY).build();
+        ClientConfig client = ClientConfig.builder().server(new InetSocketAddress("127.0.0.1", 1)).serviceName("s")
+                .authenticationKey(9, KEY).authenticationKey(KEY_ID, KEY).build();
+        assertEquals(Set.of(KEY_ID, 8), server.authentication().keyIds());
+        assertEquals(KEY_ID, client.authentication().firstKeyId(), "a client proves the key it was given last");
+        for (String shown : new String[] {server.toString(), client.toString()}) {
+            assertTrue(shown.contains("PeerKeys[ids="), shown);
+            assertFalse(shown.contains(Arrays.toString(KEY)) || shown.contains(HexFormat.of().formatHex(KEY)), shown);
+        }
+        IllegalArgumentException tooShort = assertThrows(IllegalArgumentException.class,
+                () -> ClientConfig.builder().authenticationKey(1, new byte[16]));
+        assertTrue(tooShort.getMessage().contains("at least 32"), tooShort::getMessage);
+        assertEquals(PeerKeys.NONE, ServerConfig.builder().bind(new InetSocketAddress("127.0.0.1", 1))
+                .serviceName("s").build().authentication(), "off by default");
     }
 }
