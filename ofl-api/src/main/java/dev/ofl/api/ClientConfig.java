@@ -23,6 +23,8 @@ import java.util.Objects;
  * <tr><td>clock</td><td>{@link NanoClock#SYSTEM}</td><td>what deadlines are measured on</td></tr>
  * <tr><td>connectTimeout</td><td>5 s</td><td>TCP connect plus bootstrap</td></tr>
  * <tr><td>properties</td><td>empty</td><td>backend-specific settings, documented by each backend</td></tr>
+ * <tr><td>authentication</td><td>{@link PeerKeys#NONE} (off)</td><td>a pre-shared key both ends prove; see
+ * {@link Builder#authenticationKey}</td></tr>
  * </table>
  *
  * @param backend the backend's name, stored in lower case: names match without regard to case, and
@@ -36,10 +38,12 @@ import java.util.Objects;
  * @param clock the deadline clock
  * @param connectTimeout bound on connect plus bootstrap
  * @param properties backend-specific settings
+ * @param authentication the key this client proves and requires the server to prove, or
+ * {@link PeerKeys#NONE}; its {@code toString} shows the key id only
  */
 public record ClientConfig(String backend, InetSocketAddress server, InetAddress localAddress, String serviceName,
         Limits limits, WaitMode waitMode, IdleStrategy idleStrategy, NanoClock clock, Duration connectTimeout,
-        Map<String, String> properties) {
+        Map<String, String> properties, PeerKeys authentication) {
 
     /**
      * Validates the settings.
@@ -67,6 +71,7 @@ public record ClientConfig(String backend, InetSocketAddress server, InetAddress
             throw new IllegalArgumentException("connectTimeout must be positive, was " + connectTimeout);
         }
         properties = Map.copyOf(properties);
+        Objects.requireNonNull(authentication, "authentication");
     }
 
     /**
@@ -90,6 +95,7 @@ public record ClientConfig(String backend, InetSocketAddress server, InetAddress
         private NanoClock clock = NanoClock.SYSTEM;
         private Duration connectTimeout = Duration.ofSeconds(5);
         private Map<String, String> properties = Map.of();
+        private PeerKeys authentication = PeerKeys.NONE;
 
         private Builder() {
         }
@@ -205,6 +211,30 @@ public record ClientConfig(String backend, InetSocketAddress server, InetAddress
         }
 
         /**
+         * Sets the pre-shared key this client proves, and makes peer authentication required
+         * both ways: the client offers the key in its HELLO, answers the server's challenge, and
+         * refuses a server that accepts without proving the same key over the whole exchange
+         * (docs/PROTOCOL.md 3.8). A second call replaces the key: a client proves one key.
+         *
+         * <p>Load the key from a file only the application's user can read, for example
+         * {@code Files.readAllBytes(Path.of("/etc/ofl/lookup-7.key"))} for a file made with
+         * {@code head -c 32 /dev/urandom}, or from a secret store; never from a command line
+         * (other users can read it) or source code. The key is copied: overwrite your array
+         * ({@code Arrays.fill(key, (byte) 0)}) once the configuration is built. The key is never
+         * logged; messages name the key id only.
+         *
+         * @param keyId the key's id, sent in the clear so that the server can pick the key
+         * @param key at least {@value PeerKeys#MIN_KEY_BYTES} random bytes, the same as the server's
+         *     key of that id
+         * @return this builder
+         * @throws IllegalArgumentException if the key is too short
+         */
+        public Builder authenticationKey(int keyId, byte[] key) {
+            this.authentication = PeerKeys.NONE.with(keyId, key);
+            return this;
+        }
+
+        /**
          * Builds and validates the configuration.
          *
          * @return the configuration
@@ -212,7 +242,7 @@ public record ClientConfig(String backend, InetSocketAddress server, InetAddress
          */
         public ClientConfig build() {
             return new ClientConfig(backend, server, localAddress, serviceName, limits, waitMode, idleStrategy,
-                    clock, connectTimeout, properties);
+                    clock, connectTimeout, properties, authentication);
         }
     }
 }

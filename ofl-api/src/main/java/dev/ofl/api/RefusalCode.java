@@ -21,7 +21,11 @@ public enum RefusalCode {
     /** The server could not set up its side of the transport (for RDMA: its queue pair). */
     TRANSPORT_SETUP_FAILED(8),
     /** The HELLO carried a critical extension the server does not understand. */
-    UNSUPPORTED_EXTENSION(9);
+    UNSUPPORTED_EXTENSION(9),
+    /** The server requires peer authentication and the HELLO did not offer it. */
+    AUTHENTICATION_REQUIRED(10),
+    /** The client named a key id the server does not hold, or its proof of the key was wrong. */
+    AUTHENTICATION_FAILED(11);
 
     private final int wire;
 

@@ -23,6 +23,8 @@ import java.util.Objects;
  * <tr><td>idleStrategy</td><td>{@link IdleStrategy#BUSY_SPIN}</td><td>between empty polls in busy-poll mode</td></tr>
  * <tr><td>clock</td><td>{@link NanoClock#SYSTEM}</td><td>the server's deadlines and log intervals</td></tr>
  * <tr><td>properties</td><td>empty</td><td>backend-specific settings</td></tr>
+ * <tr><td>authentication</td><td>{@link PeerKeys#NONE} (off)</td><td>pre-shared keys a client must prove
+ * before anything is allocated for it; see {@link Builder#authenticationKey}</td></tr>
  * </table>
  *
  * @param backend the backend's name, stored in lower case: names match without regard to case, and
@@ -37,10 +39,12 @@ import java.util.Objects;
  * @param idleStrategy what busy polling does between empty polls
  * @param properties backend-specific settings
  * @param clock the clock of the server's deadlines and log intervals
+ * @param authentication the keys clients must prove, or {@link PeerKeys#NONE}; its
+ * {@code toString} shows key ids only
  */
 public record ServerConfig(String backend, InetSocketAddress bind, String serviceName, Limits limits,
         int maxConnections, Duration bootstrapTimeout, Duration drainTimeout, WaitMode waitMode,
-        IdleStrategy idleStrategy, Map<String, String> properties, NanoClock clock) {
+        IdleStrategy idleStrategy, Map<String, String> properties, NanoClock clock, PeerKeys authentication) {
 
     /**
      * Validates the settings.
@@ -75,6 +79,7 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         Objects.requireNonNull(idleStrategy, "idleStrategy");
         properties = Map.copyOf(properties);
         Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(authentication, "authentication");
     }
 
     private static void positive(String name, Duration value) {
@@ -105,6 +110,7 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         private IdleStrategy idleStrategy = IdleStrategy.BUSY_SPIN;
         private Map<String, String> properties = Map.of();
         private NanoClock clock = NanoClock.SYSTEM;
+        private PeerKeys authentication = PeerKeys.NONE;
 
         private Builder() {
         }
@@ -232,6 +238,30 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         }
 
         /**
+         * Adds a pre-shared key that clients may prove, and makes peer authentication required:
+         * a client that offers no key, or a key the server does not hold, or a wrong proof is
+         * refused before the server allocates anything for it or reveals its transport
+         * parameters (docs/PROTOCOL.md 3.8). Call once per key: several keys, each under its own
+         * id, let keys be rotated (add the new key, move the clients to it, drop the old key).
+         *
+         * <p>Load keys from a file only the service's user can read, for example
+         * {@code Files.readAllBytes(Path.of("/etc/ofl/lookup-7.key"))} for a file made with
+         * {@code head -c 32 /dev/urandom}, or from a secret store; never from a command line
+         * (other users can read it) or source code. The key is copied: overwrite your array
+         * ({@code Arrays.fill(key, (byte) 0)}) once the configuration is built. Keys are never
+         * logged; logs and refusal texts name the key id only.
+         *
+         * @param keyId the key's id, which clients send in the clear to say which key they prove
+         * @param key at least {@value PeerKeys#MIN_KEY_BYTES} random bytes, the same as the client's
+         * @return this builder
+         * @throws IllegalArgumentException if the key is too short or the id is already used
+         */
+        public Builder authenticationKey(int keyId, byte[] key) {
+            this.authentication = authentication.with(keyId, key);
+            return this;
+        }
+
+        /**
          * Builds and validates the configuration.
          *
          * @return the configuration
@@ -239,7 +269,7 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
          */
         public ServerConfig build() {
             return new ServerConfig(backend, bind, serviceName, limits, maxConnections, bootstrapTimeout,
-                    drainTimeout, waitMode, idleStrategy, properties, clock);
+                    drainTimeout, waitMode, idleStrategy, properties, clock, authentication);
         }
     }
 }

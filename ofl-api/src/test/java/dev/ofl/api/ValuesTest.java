@@ -34,11 +34,13 @@ class ValuesTest {
 
     @Test
     void refusalCodesRoundTripTheirWireValues() {
-        for (int wire = 0; wire <= 9; wire++) {
+        for (int wire = 0; wire <= 11; wire++) {
             assertEquals(wire, RefusalCode.fromWire(wire).wire());
         }
         assertEquals(RefusalCode.UNSUPPORTED_EXTENSION, RefusalCode.fromWire(9));
-        assertNull(RefusalCode.fromWire(10));
+        assertEquals(RefusalCode.AUTHENTICATION_REQUIRED, RefusalCode.fromWire(10));
+        assertEquals(RefusalCode.AUTHENTICATION_FAILED, RefusalCode.fromWire(11));
+        assertNull(RefusalCode.fromWire(12));
         assertNull(RefusalCode.fromWire(-1));
         assertEquals("tcp", TransportKind.name(TransportKind.TCP));
         assertEquals("rdma", TransportKind.name(TransportKind.RDMA));

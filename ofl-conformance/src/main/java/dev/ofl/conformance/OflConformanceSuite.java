@@ -105,4 +105,11 @@ public abstract class OflConformanceSuite {
             super(transport);
         }
     }
+
+    @Nested
+    class Authentication extends AuthenticationBehaviour {
+        Authentication() {
+            super(transport);
+        }
+    }
 }

@@ -95,7 +95,7 @@ final class TcpClientTransport implements ClientTransport {
         try {
             ch = ClientBootstrap.open(config);
             ClientBootstrap.exchange(ch, server, Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, config.serviceName(),
-                    config.limits(), ""), deadlineNs, clock);
+                    config.limits(), ""), deadlineNs, clock, config.authentication());
             ch.configureBlocking(false);
             sel = Selector.open();
             key = ch.register(sel, SelectionKey.OP_READ);

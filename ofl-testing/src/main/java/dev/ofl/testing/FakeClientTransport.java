@@ -51,7 +51,8 @@ final class FakeClientTransport implements ClientTransport {
             channel = ClientBootstrap.open(config);
             Bootstrap.Endpoint hello = new Bootstrap.Endpoint(RefusalCode.ACCEPTED, TransportKind.IN_PROCESS,
                     config.serviceName(), config.limits(), created.id, 0, null, 0, 0, 0, "", null);
-            ClientBootstrap.exchange(channel, config.server(), hello, deadlineNs, config.clock());
+            ClientBootstrap.exchange(channel, config.server(), hello, deadlineNs, config.clock(),
+                    config.authentication());
             lossReason = null;
             LivenessWatcher.shared().watch(channel, reason -> {
                 lossReason = reason;

@@ -72,6 +72,9 @@ public final class BootstrapServer implements OflServer {
     private final AtomicInteger admitted = new AtomicInteger();
     private final AtomicLong connectionIds = new AtomicLong();
     private final ServerCounters counters = new ServerCounters();
+    private final PeerAuthentication authentication;
+    /** Clients that proved a key and were admitted, until their WELCOME is sent or they are refused. */
+    private final Map<SocketChannel, PeerAuthentication.Proven> proven = new ConcurrentHashMap<>();
     private volatile boolean closing;
     /** Opened when {@link #close()} returns, for {@link #awaitTermination}. */
     private final CountDownLatch terminated = new CountDownLatch(1);
@@ -86,6 +89,7 @@ public final class BootstrapServer implements OflServer {
         this.handler = handler;
         this.transports = transports;
         this.handlerErrors = new HandlerErrors(config.clock());
+        this.authentication = new PeerAuthentication(config.authentication());
         this.localAddress = (InetSocketAddress) acceptor.getLocalAddress();
         this.acceptThread = Thread.ofPlatform().name("ofl-" + backend + "-accept-" + localAddress.getPort())
                 .daemon().unstarted(this::acceptLoop);
@@ -191,8 +195,9 @@ public final class BootstrapServer implements OflServer {
 
     /**
      * Runs the server side of the bootstrap up to the decision: reads the HELLO within the bootstrap
-     * timeout, applies {@link HelloCheck}, shutdown and the connection cap, and sends a refusing
-     * WELCOME when any fails. On acceptance the caller sets up its transport, sends its WELCOME
+     * timeout, authenticates the client when the server holds keys ({@link PeerAuthentication}),
+     * applies {@link HelloCheck}, shutdown and the connection cap, and sends a refusing WELCOME
+     * when any fails. On acceptance the caller sets up its transport, sends its WELCOME
      * with {@link #welcome}, and must call {@link #release()} when the connection ends.
      *
      * @param channel the accepted socket
@@ -200,8 +205,8 @@ public final class BootstrapServer implements OflServer {
      * @param connectionId for logs
      * @return the accepted HELLO, or {@code null} if the client was refused (the refusal was sent)
      * @throws IOException if the socket fails or the bootstrap times out
-     * @throws ProtocolException if the HELLO is malformed (a MALFORMED refusal was sent; the caller counts the
-     *     protocol violation)
+     * @throws ProtocolException if the HELLO, the authentication offer or the client's proof is malformed (a
+     *     MALFORMED refusal was sent; the caller counts the protocol violation)
      */
     public Bootstrap.Endpoint acceptHello(SocketChannel channel, int transport, long connectionId)
             throws IOException, ProtocolException {
@@ -212,21 +217,31 @@ public final class BootstrapServer implements OflServer {
         channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER_BYTES);
         channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER_BYTES);
         Bootstrap.Endpoint hello;
+        byte[] helloMessage;
         try {
-            Bootstrap.Frame frame = Bootstrap.decodeFrame(
-                    BootstrapIo.readFully(channel, Bootstrap.FRAME_LENGTH, deadlineNs, config.clock()), Bootstrap.HELLO);
-            byte[] body = BootstrapIo.readFully(channel, frame.bodyLength(), deadlineNs, config.clock());
+            byte[] frameBytes = BootstrapIo.readFully(channel, Bootstrap.FRAME_LENGTH, deadlineNs, config.clock());
+            Bootstrap.Frame frame = Bootstrap.decodeFrame(frameBytes, Bootstrap.HELLO);
             HelloCheck version = HelloCheck.version(frame.version());
             if (!version.accepted()) {
+                // Its body follows another version's rules: not read, drained by the refusal's linger.
                 refuse(channel, connectionId, version.code(), version.reason());
                 return null;
             }
+            byte[] body = BootstrapIo.readFully(channel, frame.bodyLength(), deadlineNs, config.clock());
             hello = Bootstrap.decodeBody(body);
+            helloMessage = PeerAuthentication.concat(frameBytes, body);
         } catch (ProtocolException e) {
             // Counted once, by the session that ends on this exception.
             refuse(channel, connectionId, RefusalCode.MALFORMED, "malformed HELLO: " + e.getMessage());
             throw e;
         }
+        PeerAuthentication.Outcome authenticated = authenticate(channel, connectionId, helloMessage, hello,
+                deadlineNs);
+        if (!authenticated.accepted()) {
+            refuse(channel, connectionId, authenticated.refusal(), authenticated.reason());
+            return null;
+        }
+        hello = authenticated.hello();
         HelloCheck check = HelloCheck.body(hello, transport, config.serviceName(), config.limits());
         if (!check.accepted()) {
             refuse(channel, connectionId, check.code(), check.reason());
@@ -242,18 +257,49 @@ public final class BootstrapServer implements OflServer {
                     + config.maxConnections() + " connections");
             return null;
         }
+        if (authenticated.proven() != null) {
+            proven.put(channel, authenticated.proven());
+        }
         return hello;
     }
 
     /**
-     * Sends the accepting WELCOME.
+     * The peer-authentication step (docs/PROTOCOL.md 3.8), right after the HELLO body is decoded
+     * and before any other decision: with keys configured, the client must prove one before the
+     * server looks further at its HELLO, allocates or reveals anything. Reads the client's proof
+     * itself, within the same bootstrap deadline.
+     *
+     * @param channel the blocking bootstrap socket
+     * @param connectionId for logs
+     * @param helloMessage the HELLO as received, frame and body
+     * @param hello the decoded HELLO
+     * @param deadlineNs the bootstrap deadline on the server's clock
+     * @return the decision; when accepted, the HELLO without its authentication record
+     * @throws IOException if the socket fails or the deadline passes
+     * @throws ProtocolException if the offer or the proof is malformed (a MALFORMED refusal was sent)
+     */
+    private PeerAuthentication.Outcome authenticate(SocketChannel channel, long connectionId, byte[] helloMessage,
+            Bootstrap.Endpoint hello, long deadlineNs) throws IOException, ProtocolException {
+        try {
+            return authentication.authenticate(channel, helloMessage, hello, deadlineNs, config.clock());
+        } catch (ProtocolException e) {
+            refuse(channel, connectionId, RefusalCode.MALFORMED, "malformed authentication: " + e.getMessage());
+            throw e;
+        }
+    }
+
+    /**
+     * Sends the accepting WELCOME; to a client that proved a key, sealed with the server's proof
+     * of the same key over the whole exchange.
      *
      * @param channel the socket
      * @param welcome the server's endpoint, with status {@link RefusalCode#ACCEPTED}
      * @throws IOException if writing fails
      */
     public void welcome(SocketChannel channel, Bootstrap.Endpoint welcome) throws IOException {
-        BootstrapIo.writeFully(channel, Bootstrap.encode(Bootstrap.WELCOME, welcome));
+        PeerAuthentication.Proven client = proven.remove(channel);
+        BootstrapIo.writeFully(channel, client == null ? Bootstrap.encode(Bootstrap.WELCOME, welcome)
+                : client.seal(welcome));
         counters.connectionAccepted();
     }
 
@@ -267,6 +313,7 @@ public final class BootstrapServer implements OflServer {
      * @param reason a sentence naming the values involved
      */
     public void refuse(SocketChannel channel, long connectionId, RefusalCode code, String reason) {
+        proven.remove(channel);
         LOG.warn("refusing connection {} from {}: {} ({})", connectionId, remote(channel), reason, code);
         counters.connectionRefused();
         try {
@@ -293,6 +340,16 @@ public final class BootstrapServer implements OflServer {
     /** Gives back the place in the connection cap that an accepted HELLO took. */
     public void release() {
         admitted.decrementAndGet();
+    }
+
+    /**
+     * Forgets what the server kept for sealing a connection's WELCOME, for a connection that ends
+     * without a WELCOME or a refusal (its setup failed unexpectedly).
+     *
+     * @param channel the connection's socket
+     */
+    public void forget(SocketChannel channel) {
+        proven.remove(channel);
     }
 
     /**

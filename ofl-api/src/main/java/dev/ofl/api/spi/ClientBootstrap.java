@@ -4,14 +4,18 @@ import dev.ofl.api.ClientConfig;
 import dev.ofl.api.NanoClock;
 import dev.ofl.api.OflException;
 import dev.ofl.api.OflRefusedException;
+import dev.ofl.api.PeerKeys;
 import dev.ofl.api.RefusalCode;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.ProtocolException;
+import dev.ofl.api.wire.PskExchange;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.SocketChannel;
+import java.security.MessageDigest;
+import javax.crypto.Mac;
 
 /**
  * The client side of the bootstrap, shared by every backend: send the HELLO, read and check the
@@ -50,7 +54,7 @@ public final class ClientBootstrap {
     }
 
     /**
-     * Runs the exchange on a connected, blocking channel.
+     * Runs the exchange on a connected, blocking channel, without peer authentication.
      *
      * @param channel the connected socket
      * @param server the server's address, for messages
@@ -65,16 +69,104 @@ public final class ClientBootstrap {
      */
     public static Bootstrap.Endpoint exchange(SocketChannel channel, InetSocketAddress server, Bootstrap.Endpoint hello,
             long deadlineNs, NanoClock clock) throws IOException {
-        BootstrapIo.writeFully(channel, Bootstrap.encode(Bootstrap.HELLO, hello));
-        Bootstrap.Endpoint welcome;
+        return exchange(channel, server, hello, deadlineNs, clock, PeerKeys.NONE);
+    }
+
+    /**
+     * Runs the exchange on a connected, blocking channel. With a key, the HELLO offers it, the
+     * client answers the server's challenge, and the WELCOME is accepted only if it proves the
+     * same key over the whole exchange (docs/PROTOCOL.md 3.8): a server that accepts without
+     * proving it is refused.
+     *
+     * @param channel the connected socket
+     * @param server the server's address, for messages
+     * @param hello what this client proposes, without an authentication record
+     * @param deadlineNs instant on {@code clock} by which the WELCOME must have arrived
+     * @param clock the clock of the deadline
+     * @param keys the client's key ({@link PeerKeys#firstKeyId()}), or {@link PeerKeys#NONE}
+     * @return the server's accepting WELCOME, without its authentication record
+     * @throws OflRefusedException if the server refused, with its reason
+     * @throws OflException if the WELCOME is malformed, of another version, accepts other
+     *     parameters than proposed, or does not prove the key
+     * @throws IOException if the socket fails or the deadline passes
+     */
+    public static Bootstrap.Endpoint exchange(SocketChannel channel, InetSocketAddress server, Bootstrap.Endpoint hello,
+            long deadlineNs, NanoClock clock, PeerKeys keys) throws IOException {
+        if (keys.isEmpty()) {
+            BootstrapIo.writeFully(channel, Bootstrap.encode(Bootstrap.HELLO, hello));
+            Bootstrap.Endpoint welcome = readWelcome(channel, server, readFrame(channel, server, deadlineNs, clock,
+                    Bootstrap.WELCOME), deadlineNs, clock).endpoint;
+            return checkAccepted(server, hello, welcome);
+        }
+        int keyId = keys.firstKeyId();
+        byte[] helloMessage = Bootstrap.encode(Bootstrap.HELLO, PeerAuthentication.withExtensions(hello,
+                PeerAuthentication.concat(hello.extensions(), new PskExchange.Offer(keyId, PeerAuthentication.nonce()).record())));
+        BootstrapIo.writeFully(channel, helloMessage);
+        byte[] frame = readFrame(channel, server, deadlineNs, clock, Bootstrap.AUTH_CHALLENGE);
+        if (frame[Bootstrap.FRAME_TYPE_OFFSET] != Bootstrap.AUTH_CHALLENGE) {
+            Bootstrap.Endpoint welcome = readWelcome(channel, server, frame, deadlineNs, clock).endpoint;
+            throw new OflException("server " + server + " accepted without authenticating: it does not hold "
+                    + "authentication keys (or something between strips the offer); this client requires it to "
+                    + "prove key id " + Integer.toUnsignedString(keyId) + ", so it refuses " + welcome);
+        }
+        byte[] challenge = PeerAuthentication.concat(frame,
+                BootstrapIo.readFully(channel, Bootstrap.AUTH_BODY_LENGTH, deadlineNs, clock));
+        Mac mac = keys.mac(keyId);
+        byte[] proof = Bootstrap.encodeFrame(Bootstrap.AUTH_PROOF, PskExchange.clientProof(mac, helloMessage,
+                challenge));
+        BootstrapIo.writeFully(channel, proof);
+        Welcome welcome = readWelcome(channel, server, readFrame(channel, server, deadlineNs, clock,
+                Bootstrap.WELCOME), deadlineNs, clock);
+        byte[] serverMac;
         try {
-            Bootstrap.Frame frame = Bootstrap.decodeFrame(
-                    BootstrapIo.readFully(channel, Bootstrap.FRAME_LENGTH, deadlineNs, clock), Bootstrap.WELCOME);
-            if (frame.version() != MessageHeader.VERSION) {
-                throw new OflException("server " + server + " answered in protocol version " + frame.version()
+            serverMac = PskExchange.findServerProof(welcome.endpoint.extensions());
+        } catch (ProtocolException e) {
+            throw new OflException("server " + server + " sent a malformed WELCOME: " + e.getMessage(), e);
+        }
+        if (serverMac == null) {
+            throw new OflException("server " + server + " accepted without proving key id "
+                    + Integer.toUnsignedString(keyId) + "; this client requires the proof, so it refuses "
+                    + welcome.endpoint);
+        }
+        byte[] expected = PskExchange.serverProof(mac, helloMessage, challenge, proof, welcome.message);
+        if (!MessageDigest.isEqual(expected, serverMac)) {
+            throw new OflException("server " + server + " did not prove key id " + Integer.toUnsignedString(keyId)
+                    + ": its proof is wrong, so it holds another key under that id or the exchange was changed on "
+                    + "the way; refusing it");
+        }
+        return checkAccepted(server, hello, PeerAuthentication.withExtensions(welcome.endpoint,
+                PskExchange.withoutAuthentication(welcome.endpoint.extensions())));
+    }
+
+    /** A WELCOME as received and as decoded. */
+    private record Welcome(byte[] message, Bootstrap.Endpoint endpoint) {
+    }
+
+    /** Reads a frame that is a WELCOME or the other expected type; a foreign version fails here. */
+    private static byte[] readFrame(SocketChannel channel, InetSocketAddress server, long deadlineNs, NanoClock clock,
+            int otherType) throws IOException {
+        byte[] frame = BootstrapIo.readFully(channel, Bootstrap.FRAME_LENGTH, deadlineNs, clock);
+        try {
+            Bootstrap.Frame decoded = Bootstrap.decodeFrame(frame, Bootstrap.WELCOME, otherType);
+            if (decoded.version() != MessageHeader.VERSION) {
+                throw new OflException("server " + server + " answered in protocol version " + decoded.version()
                         + "; this client speaks version " + MessageHeader.VERSION);
             }
-            welcome = Bootstrap.decodeBody(BootstrapIo.readFully(channel, frame.bodyLength(), deadlineNs, clock));
+        } catch (ProtocolException e) {
+            throw new OflException("server " + server + " sent a malformed WELCOME: " + e.getMessage(), e);
+        }
+        return frame;
+    }
+
+    /** Reads a WELCOME's body after its checked frame; a refusal is thrown. */
+    private static Welcome readWelcome(SocketChannel channel, InetSocketAddress server, byte[] frame, long deadlineNs,
+            NanoClock clock) throws IOException {
+        Bootstrap.Endpoint welcome;
+        byte[] body;
+        try {
+            body = BootstrapIo.readFully(channel, Bootstrap.decodeFrame(frame, Bootstrap.WELCOME).bodyLength(),
+                    deadlineNs, clock);
+            welcome = Bootstrap.decodeBody(body);
         } catch (ProtocolException e) {
             throw new OflException("server " + server + " sent a malformed WELCOME: " + e.getMessage(), e);
         }
@@ -82,6 +174,11 @@ public final class ClientBootstrap {
             throw new OflRefusedException(welcome.status(), "server " + server + " refused the connection ("
                     + welcome.status() + "): " + welcome.text());
         }
+        return new Welcome(PeerAuthentication.concat(frame, body), welcome);
+    }
+
+    private static Bootstrap.Endpoint checkAccepted(InetSocketAddress server, Bootstrap.Endpoint hello,
+            Bootstrap.Endpoint welcome) {
         int critical = Bootstrap.firstCriticalExtension(welcome.extensions());
         if (critical >= 0) {
             throw new OflException("server " + server + " requires extension type 0x"

@@ -99,6 +99,7 @@ final class ServerSession implements BootstrapServer.Connection {
             }
             if (admitted) {
                 server.release();
+                server.forget(channel);
             }
         }
     }

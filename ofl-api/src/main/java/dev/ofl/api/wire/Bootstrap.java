@@ -31,6 +31,9 @@ import java.util.Objects;
  *  64 service name (UTF-8), text (UTF-8), extensions (TLV: type u16, length u16, value)
  * </pre>
  *
+ * <p>The peer-authentication frames ({@link #AUTH_CHALLENGE}, {@link #AUTH_PROOF}) share the
+ * frame and carry a {@value #AUTH_BODY_LENGTH}-byte body; {@link PskExchange} defines them.
+ *
  * <p>Not on the hot path: it allocates freely. Decoding checks every field and throws
  * {@link ProtocolException} naming the first one that fails.
  */
@@ -41,6 +44,12 @@ public final class Bootstrap {
     public static final int HELLO = 1;
     /** Frame type of the server's answer. */
     public static final int WELCOME = 2;
+    /** Frame type of the server's authentication challenge ({@link PskExchange}). */
+    public static final int AUTH_CHALLENGE = 3;
+    /** Frame type of the client's authentication proof ({@link PskExchange}). */
+    public static final int AUTH_PROOF = 4;
+    /** Body length of an {@link #AUTH_CHALLENGE} or {@link #AUTH_PROOF} frame: one nonce or one MAC. */
+    public static final int AUTH_BODY_LENGTH = 32;
     /** Frame header size in bytes. */
     public static final int FRAME_LENGTH = 16;
     /** Fixed body size in bytes. */
@@ -255,15 +264,37 @@ public final class Bootstrap {
      * A checked frame header.
      *
      * @param version the sender's protocol version
-     * @param type {@link #HELLO} or {@link #WELCOME}
+     * @param type the frame type, for example {@link #HELLO} or {@link #WELCOME}
      * @param bodyLength body bytes that follow
      */
     public record Frame(int version, int type, int bodyLength) {
     }
 
     /**
-     * Reads and checks a frame header. A version other than ours is returned, not refused, so that
-     * the receiver can answer with {@link RefusalCode#VERSION_MISMATCH}.
+     * Encodes a frame of our version with the given type and body, for the frames whose body is
+     * not a HELLO/WELCOME body ({@link #AUTH_CHALLENGE}, {@link #AUTH_PROOF}).
+     *
+     * @param type the frame type
+     * @param body the body
+     * @return frame and body
+     */
+    public static byte[] encodeFrame(int type, byte[] body) {
+        MemorySegment out = MemorySegment.ofArray(new byte[FRAME_LENGTH + body.length]);
+        out.set(MessageHeader.U32_LE, FRAME_MAGIC_OFFSET, MAGIC);
+        out.set(MessageHeader.U16_LE, FRAME_VERSION_OFFSET, (short) MessageHeader.VERSION);
+        out.set(MessageHeader.U8, FRAME_TYPE_OFFSET, (byte) type);
+        out.set(MessageHeader.U32_LE, FRAME_BODY_LENGTH_OFFSET, body.length);
+        MemorySegment.copy(MemorySegment.ofArray(body), 0, out, FRAME_LENGTH, body.length);
+        return (byte[]) out.heapBase().orElseThrow();
+    }
+
+    /**
+     * Reads and checks a frame header. The version is checked right after the magic, and a
+     * version other than ours is returned, not refused, without checking the other fields, whose
+     * rules belong to that version: so that the receiver can answer a future version with
+     * {@link RefusalCode#VERSION_MISMATCH} however long its body is. The body of such a frame is
+     * not to be read; its {@link Frame#bodyLength()} is what the frame says, capped at
+     * {@link Integer#MAX_VALUE}.
      *
      * @param frame the first {@value #FRAME_LENGTH} bytes
      * @param expectedType the frame type expected here
@@ -271,6 +302,22 @@ public final class Bootstrap {
      * @throws ProtocolException naming the field that fails its check
      */
     public static Frame decodeFrame(byte[] frame, int expectedType) throws ProtocolException {
+        return decodeFrame(frame, expectedType, expectedType);
+    }
+
+    /**
+     * Reads and checks a frame header that may be of either of two types, as
+     * {@link #decodeFrame(byte[], int)} does for one. The body length is checked against the
+     * type's rule: {@value #BODY_FIXED_LENGTH}..{@link #MAX_BODY_LENGTH} for a HELLO or WELCOME,
+     * exactly {@value #AUTH_BODY_LENGTH} for the authentication frames.
+     *
+     * @param frame the first {@value #FRAME_LENGTH} bytes
+     * @param expectedType a frame type expected here
+     * @param otherType the other frame type expected here (may equal {@code expectedType})
+     * @return the frame
+     * @throws ProtocolException naming the field that fails its check
+     */
+    public static Frame decodeFrame(byte[] frame, int expectedType, int otherType) throws ProtocolException {
         if (frame.length < FRAME_LENGTH) {
             throw new ProtocolException("frame length", frame.length, "a frame header has " + FRAME_LENGTH + " bytes");
         }
@@ -282,15 +329,24 @@ public final class Bootstrap {
         }
         int version = Short.toUnsignedInt(in.get(MessageHeader.U16_LE, FRAME_VERSION_OFFSET));
         int type = Byte.toUnsignedInt(in.get(MessageHeader.U8, FRAME_TYPE_OFFSET));
-        if (type != expectedType) {
-            throw new ProtocolException("bootstrap type", type, "expected " + expectedType);
+        long bodyLength = Integer.toUnsignedLong(in.get(MessageHeader.U32_LE, FRAME_BODY_LENGTH_OFFSET));
+        if (version != MessageHeader.VERSION) {
+            return new Frame(version, type, (int) Math.min(bodyLength, Integer.MAX_VALUE));
+        }
+        if (type != expectedType && type != otherType) {
+            throw new ProtocolException("bootstrap type", type, "expected " + expectedType
+                    + (otherType == expectedType ? "" : " or " + otherType));
         }
         int flags = Byte.toUnsignedInt(in.get(MessageHeader.U8, FRAME_FLAGS_OFFSET));
         if (flags != 0) {
             throw new ProtocolException("bootstrap flags", flags, "must be zero");
         }
-        long bodyLength = Integer.toUnsignedLong(in.get(MessageHeader.U32_LE, FRAME_BODY_LENGTH_OFFSET));
-        if (bodyLength < BODY_FIXED_LENGTH || bodyLength > MAX_BODY_LENGTH) {
+        if (type == AUTH_CHALLENGE || type == AUTH_PROOF) {
+            if (bodyLength != AUTH_BODY_LENGTH) {
+                throw new ProtocolException("bootstrap body length", bodyLength,
+                        "must be " + AUTH_BODY_LENGTH + " for frame type " + type);
+            }
+        } else if (bodyLength < BODY_FIXED_LENGTH || bodyLength > MAX_BODY_LENGTH) {
             throw new ProtocolException("bootstrap body length", bodyLength,
                     "must be " + BODY_FIXED_LENGTH + ".." + MAX_BODY_LENGTH);
         }
@@ -366,8 +422,8 @@ public final class Bootstrap {
     }
 
     /**
-     * Returns the first critical extension type in an extension area, for a receiver that
-     * understands none (version 1 defines none).
+     * Returns the first critical extension type in an extension area. A receiver calls it after
+     * taking out the records it understands (version 1 defines one: {@link PskExchange}).
      *
      * @param extensions a checked extension area
      * @return the type, or -1 if no extension is critical

@@ -6,7 +6,9 @@ import dev.ofl.api.RefusalCode;
 /**
  * The server's decision on a HELLO, shared by every backend so that all refuse the same things in
  * the same order: version, critical extensions, transport, service name, limits. Capacity checks
- * (connection cap, shutdown) belong to the server and come after.
+ * (connection cap, shutdown) belong to the server and come after; peer authentication, when the
+ * server holds keys, comes before the body checks and takes its record out of the HELLO
+ * ({@link PskExchange#withoutAuthentication}).
  *
  * @param code {@link RefusalCode#ACCEPTED} or why not
  * @param reason a sentence naming the values that did not match; empty when accepted

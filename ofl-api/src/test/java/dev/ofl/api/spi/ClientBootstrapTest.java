@@ -11,8 +11,10 @@ import dev.ofl.api.Limits;
 import dev.ofl.api.NanoClock;
 import dev.ofl.api.OflException;
 import dev.ofl.api.OflRefusedException;
+import dev.ofl.api.PeerKeys;
 import dev.ofl.api.RefusalCode;
 import dev.ofl.api.wire.Bootstrap;
+import dev.ofl.api.wire.PskExchange;
 import dev.ofl.api.wire.TransportKind;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -22,6 +24,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
@@ -85,6 +88,76 @@ class ClientBootstrapTest {
 
     private static byte[] welcome(Bootstrap.Endpoint endpoint) {
         return Bootstrap.encode(Bootstrap.WELCOME, endpoint);
+    }
+
+    private static final PeerKeys KEYS = PeerKeys.NONE.with(5, new byte[32]);
+
+    /**
+     * An authenticating server's whole answer at once: it can compute the client's proof itself,
+     * so the challenge and the sealed WELCOME (changed by {@code tamper}) go out together.
+     */
+    private static byte[] authenticatedAnswer(byte[] helloMessage, PeerKeys serverKeys, int tamperAt) {
+        byte[] challenge = Bootstrap.encodeFrame(Bootstrap.AUTH_CHALLENGE, new byte[32]);
+        byte[] proof = Bootstrap.encodeFrame(Bootstrap.AUTH_PROOF,
+                PskExchange.clientProof(serverKeys.mac(5), helloMessage, challenge));
+        Bootstrap.Endpoint accepted = new Bootstrap.Endpoint(RefusalCode.ACCEPTED, TransportKind.TCP, "svc", LIMITS,
+                0, 0, null, 0, 0, 0, "", PskExchange.withProofPlaceholder(new byte[0]));
+        byte[] sealed = Bootstrap.encode(Bootstrap.WELCOME, accepted);
+        PskExchange.fillServerProof(sealed, PskExchange.serverProof(serverKeys.mac(5), helloMessage, challenge, proof,
+                sealed));
+        if (tamperAt >= 0) {
+            sealed[tamperAt] ^= 1;
+        }
+        byte[] answer = Arrays.copyOf(challenge, challenge.length + sealed.length);
+        System.arraycopy(sealed, 0, answer, challenge.length, sealed.length);
+        return answer;
+    }
+
+    private Bootstrap.Endpoint authenticatedExchange() throws IOException {
+        try (SocketChannel channel = SocketChannel.open(address)) {
+            return ClientBootstrap.exchange(channel, address, hello, System.nanoTime() + 10 * SECOND_NS,
+                    NanoClock.SYSTEM, KEYS);
+        }
+    }
+
+    @Test
+    void aServerThatProvesTheKeyIsAcceptedWithoutItsRecord() throws Exception {
+        CompletableFuture<byte[]> peer = peer(h -> authenticatedAnswer(h, KEYS, -1));
+        Bootstrap.Endpoint accepted = authenticatedExchange();
+        assertEquals(0, accepted.extensions().length, "the proof record is taken out");
+        byte[] sent = peer.get(10, TimeUnit.SECONDS);
+        PskExchange.Offer offer = PskExchange.findOffer(Bootstrap.decodeBody(
+                Arrays.copyOfRange(sent, Bootstrap.FRAME_LENGTH, sent.length)).extensions());
+        assertEquals(5, offer.keyId());
+    }
+
+    @Test
+    void aServerWithAnotherKeyOrAChangedWelcomeIsRefused() throws Exception {
+        PeerKeys other = PeerKeys.NONE.with(5, new byte[] {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+        peer(h -> authenticatedAnswer(h, other, -1));
+        OflException wrongKey = assertThrows(OflException.class, this::authenticatedExchange);
+        assertTrue(wrongKey.getMessage().contains("did not prove key id 5"), wrongKey::getMessage);
+        peer(h -> authenticatedAnswer(h, KEYS, Bootstrap.FRAME_LENGTH + Bootstrap.QPN_OFFSET));
+        OflException changed = assertThrows(OflException.class, this::authenticatedExchange);
+        assertTrue(changed.getMessage().contains("did not prove key id 5"), changed::getMessage);
+    }
+
+    @Test
+    void aServerThatSkipsAuthenticationIsRefused() throws Exception {
+        peer(h -> welcome(hello));
+        OflException e = assertThrows(OflException.class, this::authenticatedExchange);
+        assertFalse(e instanceof OflRefusedException);
+        assertTrue(e.getMessage().contains("accepted without authenticating"), e::getMessage);
+        peer(h -> {
+            byte[] challengeOnly = authenticatedAnswer(h, KEYS, -1);
+            byte[] plain = welcome(hello);
+            byte[] answer = Arrays.copyOf(challengeOnly, 48 + plain.length);
+            System.arraycopy(plain, 0, answer, 48, plain.length);
+            return answer;
+        });
+        OflException noProof = assertThrows(OflException.class, this::authenticatedExchange);
+        assertTrue(noProof.getMessage().contains("accepted without proving key id 5"), noProof::getMessage);
     }
 
     @Test

@@ -150,6 +150,22 @@ class BootstrapTest {
     }
 
     @Test
+    void theVersionIsCheckedBeforeTheRulesOfVersionOne() throws ProtocolException {
+        // PROTOCOL.md 9.1 and 12: a later version may have a longer body, other types and flags.
+        byte[] frame = Arrays.copyOf(Hex.bytes(HELLO), BODY);
+        MemorySegment.ofArray(frame).set(U16, Bootstrap.FRAME_VERSION_OFFSET, (short) 2);
+        MemorySegment.ofArray(frame).set(U32, Bootstrap.FRAME_BODY_LENGTH_OFFSET, 100_000);
+        frame[Bootstrap.FRAME_TYPE_OFFSET] = 9;
+        frame[Bootstrap.FRAME_FLAGS_OFFSET] = 1;
+        frame[Bootstrap.FRAME_RESERVED_OFFSET] = 1;
+        assertEquals(new Bootstrap.Frame(2, 9, 100_000), Bootstrap.decodeFrame(frame, Bootstrap.HELLO));
+        MemorySegment.ofArray(frame).set(U32, Bootstrap.FRAME_BODY_LENGTH_OFFSET, -1);
+        assertEquals(Integer.MAX_VALUE, Bootstrap.decodeFrame(frame, Bootstrap.HELLO).bodyLength());
+        frame[3] = 'X';
+        assertFrameRefused("bootstrap magic", frame, Bootstrap.HELLO);
+    }
+
+    @Test
     void eachFrameFailureNamesItsField() {
         byte[] good = Arrays.copyOf(Hex.bytes(HELLO), BODY);
         assertFrameRefused("frame length", Arrays.copyOf(good, 15), Bootstrap.HELLO);
@@ -191,7 +207,7 @@ class BootstrapTest {
     @Test
     void eachBodyFailureNamesItsField() {
         assertBodyRefused("bootstrap body length", new byte[63]);
-        assertBodyRefused("status", helloBodyWith(Bootstrap.STATUS_OFFSET, 10, false));
+        assertBodyRefused("status", helloBodyWith(Bootstrap.STATUS_OFFSET, 12, false));
         assertBodyRefused("status", helloBodyWith(Bootstrap.STATUS_OFFSET, 0xFFFF, false));
         assertBodyRefused("transport", helloBodyWithByte(Bootstrap.TRANSPORT_OFFSET, 0));
         assertBodyRefused("transport", helloBodyWithByte(Bootstrap.TRANSPORT_OFFSET, 3));

@@ -135,7 +135,8 @@ final class RdmaClientTransport implements ClientTransport {
             Bootstrap.Endpoint hello = created.endpoint(new Bootstrap.Endpoint(RefusalCode.ACCEPTED,
                     TransportKind.RDMA, config.serviceName(), limits, 0, 0, null, 0, 0, 0, "", null),
                     ring.address(), ringMr.rkey());
-            Bootstrap.Endpoint welcome = ClientBootstrap.exchange(channel, server, hello, deadlineNs, config.clock());
+            Bootstrap.Endpoint welcome = ClientBootstrap.exchange(channel, server, hello, deadlineNs, config.clock(),
+                    config.authentication());
             try {
                 created.connect(welcome, settings, RdmaSettings.RNR_RETRY_FOREVER);
             } catch (IllegalArgumentException e) {
