@@ -7,6 +7,7 @@ import dev.ofl.api.OflRefusedException;
 import dev.ofl.api.RefusalCode;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageHeader;
+import dev.ofl.api.wire.PeerText;
 import dev.ofl.api.wire.ProtocolException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -80,7 +81,7 @@ public final class ClientBootstrap {
         }
         if (welcome.status() != RefusalCode.ACCEPTED) {
             throw new OflRefusedException(welcome.status(), "server " + server + " refused the connection ("
-                    + welcome.status() + "): " + welcome.text());
+                    + welcome.status() + "): " + PeerText.escape(welcome.text()));
         }
         int critical = Bootstrap.firstCriticalExtension(welcome.extensions());
         if (critical >= 0) {

@@ -56,6 +56,18 @@ public interface ServerTransport {
     int kind();
 
     /**
+     * Whether every call of this transport that blocks does so in JDK socket or channel I/O,
+     * which parks a virtual thread and frees its carrier, rather than in a native call or a spin.
+     * The server then runs the connection on a virtual thread, so that an idle connection costs
+     * no platform thread. The default is {@code false}: a platform thread per connection.
+     *
+     * @return {@code true} if the connection may run on a virtual thread
+     */
+    default boolean parksVirtualThreads() {
+        return false;
+    }
+
+    /**
      * Sets up the connection for an accepted HELLO: receive slots, staging, queue pair.
      *
      * @param hello the accepted HELLO, whose limits are the negotiated ones
