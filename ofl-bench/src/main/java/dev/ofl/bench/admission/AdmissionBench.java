@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <pre>
  * AdmissionBench idle [connections]   idle accepted TCP connections in BLOCKING mode: the
  *                                     process's platform threads and RSS before and after
- * AdmissionBench hostile [good] [hostile] [seconds-warm-up]
+ * AdmissionBench hostile [good] [hostile] [warm-up seconds] [maxConnectionsPerAddress]
  *                                     hostile sockets (silent, trickling, HELLO-then-idle) from
  *                                     127.0.0.2..5, each reopened as soon as the server drops it,
  *                                     while good clients from 127.0.0.1 connect one after another:
@@ -55,7 +55,8 @@ public final class AdmissionBench {
     /**
      * Runs one measurement.
      *
-     * @param args {@code idle [connections]} or {@code hostile [good] [hostile] [warm-up seconds]}
+     * @param args {@code idle [connections]} or
+     *     {@code hostile [good] [hostile] [warm-up seconds] [maxConnectionsPerAddress]}
      * @throws Exception if the measurement cannot run
      */
     public static void main(String[] args) throws Exception {
@@ -63,9 +64,11 @@ public final class AdmissionBench {
         switch (mode) {
             case "idle" -> idle(args.length > 1 ? Integer.parseInt(args[1]) : 1000);
             case "hostile" -> hostile(args.length > 1 ? Integer.parseInt(args[1]) : 400,
-                    args.length > 2 ? Integer.parseInt(args[2]) : 300, args.length > 3 ? Integer.parseInt(args[3]) : 5);
+                    args.length > 2 ? Integer.parseInt(args[2]) : 300, args.length > 3 ? Integer.parseInt(args[3]) : 5,
+                    args.length > 4 ? Integer.parseInt(args[4]) : 8);
             default -> {
-                System.err.println("usage: AdmissionBench idle [connections] | hostile [good] [hostile] [warm-up s]");
+                System.err.println("usage: AdmissionBench idle [connections] | hostile [good] [hostile] [warm-up s] "
+                        + "[maxConnectionsPerAddress]");
                 System.exit(2);
             }
         }
@@ -169,11 +172,12 @@ public final class AdmissionBench {
 
     // ---------------------------------------------------------------------------------------------
 
-    private static void hostile(int goodClients, int hostileSockets, int warmUpSeconds) throws Exception {
+    private static void hostile(int goodClients, int hostileSockets, int warmUpSeconds, int perAddress)
+            throws Exception {
         ServerConfig config = ServerConfig.builder()
                 .bind(new InetSocketAddress("127.0.0.1", 0))
                 .serviceName(SERVICE)
-                .maxConnectionsPerAddress(8)
+                .maxConnectionsPerAddress(perAddress)
                 .build();
         OflServer server = Ofl.serve(config, (request, response) -> 0);
         Hostiles hostiles = new Hostiles(server.localAddress(), hostileSockets);
@@ -198,9 +202,12 @@ public final class AdmissionBench {
                             .connectTimeout(Duration.ofSeconds(10))
                             .build())) {
                         welcomeNs[i] = System.nanoTime() - t0;
+                        if (client.isBroken()) {
+                            failures.add("broken right after connecting");
+                        }
                     } catch (OflRefusedException e) {
                         welcomeNs[i] = Long.MAX_VALUE;
-                        failures.add(e.code().toString());
+                        failures.add(e.getMessage().replaceAll(":[0-9]+", ""));
                     } catch (RuntimeException e) {
                         welcomeNs[i] = Long.MAX_VALUE;
                         failures.add(e.getClass().getSimpleName() + ": " + e.getMessage());
