@@ -191,6 +191,41 @@ class AdmissionTest {
         awaitTrue(() -> pending(server) == 0, () -> "pending handshakes: " + pending(server));
     }
 
+    /**
+     * A refused socket that keeps sending cannot hold the server: it gets its SERVER_BUSY (before
+     * its HELLO) or its SERVICE_MISMATCH (after it), then is closed at the end of the linger
+     * although its bytes keep coming.
+     */
+    @Test
+    void aRefusedSocketThatKeepsSendingIsClosedAfterTheLinger() throws Exception {
+        OflServer server = serve(b -> b.maxConnections(1));
+        resources.add(Ofl.connect(client(server).build()));
+        assertRefusalEndsWhileSending(raw(server, address(2)), hello(SERVICE), RefusalCode.SERVER_BUSY);
+        server.close();
+        OflServer other = serve(b -> { });
+        assertRefusalEndsWhileSending(raw(other, address(2)), hello("another"), RefusalCode.SERVICE_MISMATCH);
+    }
+
+    private static void assertRefusalEndsWhileSending(Socket socket, byte[] first, RefusalCode expected)
+            throws Exception {
+        try (socket) {
+            Thread sender = Thread.ofPlatform().daemon().start(() -> {
+                try {
+                    socket.getOutputStream().write(first);
+                    byte[] garbage = new byte[1024];
+                    while (true) {
+                        socket.getOutputStream().write(garbage);
+                    }
+                } catch (IOException closed) {
+                    // The server closed the connection: what this test waits for.
+                }
+            });
+            assertEquals(expected, welcome(readUntilClosed(socket)).status());
+            sender.join(WAIT_MS);
+            assertFalse(sender.isAlive(), "the server still takes bytes from a refused client");
+        }
+    }
+
     /** One address may hold at most maxConnectionsPerAddress connections; another address still gets in. */
     @Test
     void thePerAddressCapRefusesOnlyThatAddress() {

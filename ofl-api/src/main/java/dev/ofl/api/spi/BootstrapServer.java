@@ -34,11 +34,12 @@ import org.slf4j.LoggerFactory;
  * on close. A backend supplies what runs on each connection after the bootstrap, and what to
  * release once every connection has ended.
  *
- * <p>Threads: a socket gets a thread only once its whole HELLO arrived: a virtual thread decides
- * on it (and lingers over a refusal). An accepted connection then runs on that virtual thread if
- * its transport only blocks in JDK socket I/O ({@link ServerTransport#parksVirtualThreads()}, the
- * TCP transport in blocking mode), so that an idle connection costs no platform thread; otherwise
- * on a platform thread of its own (busy polling, and RDMA, which waits in native calls).
+ * <p>Threads: a socket gets a thread only once its whole HELLO arrived; that thread decides on it
+ * (and lingers at most 200 ms over a refusal) and then serves it. It is a virtual thread if the
+ * transport only blocks in JDK socket I/O ({@link ServerTransport#parksVirtualThreads()}, the TCP
+ * transport in blocking mode), so that an idle connection costs no platform thread; otherwise a
+ * platform thread (busy polling, and RDMA, which waits in native calls). Threads deciding on a
+ * HELLO are bounded by the pending-handshake caps: a socket keeps its pending place until decided.
  *
  * <p>Thread-safe.
  */
@@ -53,12 +54,12 @@ public final class BootstrapServer implements OflServer {
         /**
          * Decides on the HELLO and answers a refusal; never throws.
          *
-         * @return {@code true} if accepted: {@link #run()} must follow, on the thread that serves
-         *     it; {@code false} if refused or failed, and everything was released
+         * @return {@code true} if accepted: {@link #run()} must follow, on the same thread;
+         *     {@code false} if refused or failed, and everything was released
          */
         boolean admit();
 
-        /** Whether {@link #run()} may run on a virtual thread. */
+        /** Whether {@link #admit()} and {@link #run()} may run on a virtual thread. */
         boolean parksVirtualThreads();
 
         /** Serves an admitted connection until it ends and releases it; never throws. */
@@ -176,8 +177,9 @@ public final class BootstrapServer implements OflServer {
     }
 
     /**
-     * Takes a socket whose whole HELLO arrived from the listener: a virtual thread decides on it,
-     * then serves it or hands it to a platform thread.
+     * Takes a socket whose whole HELLO arrived from the listener: a thread decides on it and
+     * serves it, a virtual thread if the transport only blocks in JDK socket I/O, else a platform
+     * thread.
      *
      * @param channel the socket, no longer registered with the listener's selector
      * @param source its source address, which holds a pending place until the decision
@@ -185,45 +187,51 @@ public final class BootstrapServer implements OflServer {
      */
     void helloArrived(SocketChannel channel, InetAddress source, byte[] hello) {
         long id = connectionIds.incrementAndGet();
-        Thread.ofVirtual().name("ofl-" + backend + "-conn-" + id).start(() -> admit(channel, source, hello, id));
-    }
-
-    private void admit(SocketChannel channel, InetAddress source, byte[] hello, long id) {
         Connection connection;
         try {
-            channel.configureBlocking(true);
-            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
-            channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER_BYTES);
-            channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER_BYTES);
             connection = new ServerSession(this, handler, channel, transports.create(config, channel, id), id,
                     hello);
-        } catch (IOException | RuntimeException e) {
+        } catch (RuntimeException e) {
             admission.handshakeDecided(source);
             BootstrapIo.closeQuietly(channel);
             repeated.warn("connection setup failed", "dropping connection " + id + " from "
                     + source.getHostAddress() + ": " + e);
             return;
         }
-        running.put(connection, Thread.currentThread());
+        Thread.Builder builder = connection.parksVirtualThreads() ? Thread.ofVirtual() : Thread.ofPlatform().daemon();
+        Thread thread = builder.name("ofl-" + backend + "-conn-" + id)
+                .unstarted(() -> admitAndServe(connection, source));
+        running.put(connection, thread);
+        thread.start();
+    }
+
+    private void admitAndServe(Connection connection, InetAddress source) {
         boolean accepted;
         try {
             accepted = connection.admit();
         } finally {
             admission.handshakeDecided(source);
         }
-        if (!accepted) {
-            ended(connection);
-            return;
-        }
-        if (connection.parksVirtualThreads()) {
+        if (accepted) {
             serve(connection);
-            return;
+        } else {
+            ended(connection);
         }
-        Thread thread = Thread.ofPlatform().name("ofl-" + backend + "-conn-" + id).daemon()
-                .unstarted(() -> serve(connection));
-        running.put(connection, thread);
-        thread.start();
+    }
+
+    /**
+     * Makes an accepted socket ready for the bootstrap and the data path: blocking, no Nagle,
+     * keep-alive, large buffers.
+     *
+     * @param channel the socket the listener handed over
+     * @throws IOException if the socket refuses a setting (typically: it is closed already)
+     */
+    public void prepare(SocketChannel channel) throws IOException {
+        channel.configureBlocking(true);
+        channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+        channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER_BYTES);
+        channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER_BYTES);
     }
 
     private void serve(Connection connection) {
@@ -518,13 +526,15 @@ public final class BootstrapServer implements OflServer {
         }
         closed = true;
         closing = true;
+        // Closed here, not only by the listener's thread: from now on new connections are refused
+        // by the kernel, whatever the listener is doing.
+        BootstrapIo.closeQuietly(acceptor);
         admission.wakeup();
         try {
             admissionThread.join(1000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        BootstrapIo.closeQuietly(acceptor);
         for (Connection connection : running.keySet()) {
             connection.closeIfIdle();
         }

@@ -76,11 +76,14 @@ final class ServerSession implements BootstrapServer.Connection {
     @Override
     public boolean admit() {
         try {
+            server.prepare(channel);
             hello = server.acceptHello(channel, helloMessage, transport.kind(), id);
             if (hello != null) {
                 admitted = true;
                 return true;
             }
+        } catch (IOException e) {
+            ended(e);
         } catch (ProtocolException e) {
             // Refused and logged by acceptHello; counted here, once.
             server.counters().protocolViolation();

@@ -41,7 +41,7 @@ public interface ServerTransport {
          * Creates a transport; it allocates nothing until {@link ServerTransport#accept}.
          *
          * @param config the server's settings
-         * @param channel the accepted socket, in blocking mode
+         * @param channel the accepted socket; in blocking mode before any method of the transport is called
          * @param id a number unique within the server, for logs
          * @return the transport
          */
