@@ -17,7 +17,8 @@ import java.util.Objects;
  * <tr><td>serviceName</td><td>(required)</td><td>clients must name the same</td></tr>
  * <tr><td>limits</td><td>{@link Limits#SERVER_DEFAULTS}</td><td>the most a client may propose</td></tr>
  * <tr><td>maxConnections</td><td>64</td><td>further clients are refused with a reason</td></tr>
- * <tr><td>bootstrapTimeout</td><td>5 s</td><td>a client that has not finished its bootstrap by then is dropped</td></tr>
+ * <tr><td>bootstrapTimeout</td><td>2 s</td><td>a client whose HELLO has not arrived whole by then is dropped
+ * without an answer</td></tr>
  * <tr><td>drainTimeout</td><td>5 s</td><td>how long {@code close()} lets running handlers finish</td></tr>
  * <tr><td>waitMode</td><td>{@link WaitMode#BLOCKING}</td><td>how connection threads wait for requests</td></tr>
  * <tr><td>idleStrategy</td><td>{@link IdleStrategy#BUSY_SPIN}</td><td>between empty polls in busy-poll mode</td></tr>
@@ -25,7 +26,19 @@ import java.util.Objects;
  * <tr><td>properties</td><td>empty</td><td>backend-specific settings</td></tr>
  * <tr><td>authentication</td><td>{@link PeerKeys#NONE} (off)</td><td>pre-shared keys a client must prove
  * before anything is allocated for it; see {@link Builder#authenticationKey}</td></tr>
+ * <tr><td>idleTimeout</td><td>60 s</td><td>an accepted connection with no request for this long is closed
+ * (between requests only)</td></tr>
+ * <tr><td>maxConnectionsPerAddress</td><td>64</td><td>accepted connections from one source address; further
+ * ones are refused with SERVER_BUSY</td></tr>
+ * <tr><td>maxPendingHandshakes</td><td>256</td><td>sockets still sending their HELLO; beyond it the oldest
+ * is refused with SERVER_BUSY</td></tr>
+ * <tr><td>maxPendingPerAddress</td><td>16</td><td>sockets from one source address still sending their HELLO;
+ * beyond it new ones are refused with SERVER_BUSY</td></tr>
  * </table>
+ *
+ * <p>The bootstrap timeout bounds the wait for a client's HELLO (its first byte to its last): a
+ * client sends it as soon as it connected, so a short bound costs honest clients nothing and frees
+ * the slot of a silent or trickling one sooner.
  *
  * @param backend the backend's name, stored in lower case: names match without regard to case, and
  * {@link Ofl} checks it against the backends present when connecting or serving
@@ -41,10 +54,15 @@ import java.util.Objects;
  * @param clock the clock of the server's deadlines and log intervals
  * @param authentication the keys clients must prove, or {@link PeerKeys#NONE}; its
  * {@code toString} shows key ids only
+ * @param idleTimeout how long an accepted connection may wait for its next request
+ * @param maxConnectionsPerAddress the most concurrent accepted connections from one source address
+ * @param maxPendingHandshakes the most sockets whose HELLO is still arriving
+ * @param maxPendingPerAddress the most sockets from one source address whose HELLO is still arriving
  */
 public record ServerConfig(String backend, InetSocketAddress bind, String serviceName, Limits limits,
         int maxConnections, Duration bootstrapTimeout, Duration drainTimeout, WaitMode waitMode,
-        IdleStrategy idleStrategy, Map<String, String> properties, NanoClock clock, PeerKeys authentication) {
+        IdleStrategy idleStrategy, Map<String, String> properties, NanoClock clock, PeerKeys authentication,
+        Duration idleTimeout, int maxConnectionsPerAddress, int maxPendingHandshakes, int maxPendingPerAddress) {
 
     /**
      * Validates the settings.
@@ -80,6 +98,16 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         properties = Map.copyOf(properties);
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(authentication, "authentication");
+        positive("idleTimeout", idleTimeout);
+        atLeastOne("maxConnectionsPerAddress", maxConnectionsPerAddress);
+        atLeastOne("maxPendingHandshakes", maxPendingHandshakes);
+        atLeastOne("maxPendingPerAddress", maxPendingPerAddress);
+    }
+
+    private static void atLeastOne(String name, int value) {
+        if (value < 1) {
+            throw new IllegalArgumentException(name + " must be at least 1, was " + value);
+        }
     }
 
     private static void positive(String name, Duration value) {
@@ -104,13 +132,17 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         private String serviceName;
         private Limits limits = Limits.SERVER_DEFAULTS;
         private int maxConnections = 64;
-        private Duration bootstrapTimeout = Duration.ofSeconds(5);
+        private Duration bootstrapTimeout = Duration.ofSeconds(2);
         private Duration drainTimeout = Duration.ofSeconds(5);
         private WaitMode waitMode = WaitMode.BLOCKING;
         private IdleStrategy idleStrategy = IdleStrategy.BUSY_SPIN;
         private Map<String, String> properties = Map.of();
         private NanoClock clock = NanoClock.SYSTEM;
         private PeerKeys authentication = PeerKeys.NONE;
+        private Duration idleTimeout = Duration.ofSeconds(60);
+        private int maxConnectionsPerAddress = 64;
+        private int maxPendingHandshakes = 256;
+        private int maxPendingPerAddress = 16;
 
         private Builder() {
         }
@@ -262,6 +294,51 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         }
 
         /**
+         * Closes accepted connections that sent no request for this long; the client sees its
+         * connection closed, as if the server had restarted, and reconnects.
+         *
+         * @param idleTimeout a positive duration
+         * @return this builder
+         */
+        public Builder idleTimeout(Duration idleTimeout) {
+            this.idleTimeout = idleTimeout;
+            return this;
+        }
+
+        /**
+         * Caps the accepted connections from one source address.
+         *
+         * @param maxConnectionsPerAddress at least one; above {@code maxConnections} it has no effect
+         * @return this builder
+         */
+        public Builder maxConnectionsPerAddress(int maxConnectionsPerAddress) {
+            this.maxConnectionsPerAddress = maxConnectionsPerAddress;
+            return this;
+        }
+
+        /**
+         * Caps the sockets whose HELLO is still arriving, from all source addresses together.
+         *
+         * @param maxPendingHandshakes at least one
+         * @return this builder
+         */
+        public Builder maxPendingHandshakes(int maxPendingHandshakes) {
+            this.maxPendingHandshakes = maxPendingHandshakes;
+            return this;
+        }
+
+        /**
+         * Caps the sockets from one source address whose HELLO is still arriving.
+         *
+         * @param maxPendingPerAddress at least one
+         * @return this builder
+         */
+        public Builder maxPendingPerAddress(int maxPendingPerAddress) {
+            this.maxPendingPerAddress = maxPendingPerAddress;
+            return this;
+        }
+
+        /**
          * Builds and validates the configuration.
          *
          * @return the configuration
@@ -269,7 +346,8 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
          */
         public ServerConfig build() {
             return new ServerConfig(backend, bind, serviceName, limits, maxConnections, bootstrapTimeout,
-                    drainTimeout, waitMode, idleStrategy, properties, clock, authentication);
+                    drainTimeout, waitMode, idleStrategy, properties, clock, authentication, idleTimeout,
+                    maxConnectionsPerAddress, maxPendingHandshakes, maxPendingPerAddress);
         }
     }
 }

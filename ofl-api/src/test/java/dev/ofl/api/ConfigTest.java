@@ -74,7 +74,11 @@ class ConfigTest {
         assertEquals("tcp", config.backend());
         assertEquals(Limits.SERVER_DEFAULTS, config.limits());
         assertEquals(64, config.maxConnections());
-        assertEquals(Duration.ofSeconds(5), config.bootstrapTimeout());
+        assertEquals(Duration.ofSeconds(2), config.bootstrapTimeout());
+        assertEquals(Duration.ofSeconds(60), config.idleTimeout());
+        assertEquals(64, config.maxConnectionsPerAddress());
+        assertEquals(256, config.maxPendingHandshakes());
+        assertEquals(16, config.maxPendingPerAddress());
         assertEquals(Duration.ofSeconds(5), config.drainTimeout());
         assertEquals(WaitMode.BLOCKING, config.waitMode());
         assertEquals(Map.of("k", "v"), config.properties(), "properties are copied");

@@ -66,6 +66,12 @@ final class TcpServerTransport implements ServerTransport {
         return TransportKind.TCP;
     }
 
+    /** In blocking mode the connection only ever waits in socket reads and writes, which park a virtual thread. */
+    @Override
+    public boolean parksVirtualThreads() {
+        return config.waitMode() == WaitMode.BLOCKING;
+    }
+
     @Override
     public Bootstrap.Endpoint accept(Bootstrap.Endpoint hello) {
         Limits limits = hello.limits();

@@ -10,47 +10,75 @@ import dev.ofl.api.ServerConfig;
 import dev.ofl.api.ServerStatistics;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.HelloCheck;
+import dev.ofl.api.wire.PeerText;
 import dev.ofl.api.wire.ProtocolException;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.util.Map;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The part of a server every backend shares: a TCP listener on the explicit bind address, one
- * platform thread per connection, the connection cap, the HELLO/WELCOME exchange, and draining on
- * close. A backend supplies what runs on each connection after the bootstrap, and what to release
- * once every connection has ended.
+ * The part of a server every backend shares: a TCP listener on the explicit bind address whose
+ * one thread reads pending HELLOs on non-blocking I/O ({@link Admission}), the connection caps (in
+ * total and per source address), the HELLO decision and WELCOME, the idle timeout, and draining
+ * on close. A backend supplies what runs on each connection after the bootstrap, and what to
+ * release once every connection has ended.
+ *
+ * <p>Threads: a socket gets a thread only once its whole HELLO arrived; that thread decides on it
+ * (and lingers at most 200 ms over a refusal) and then serves it. It is a virtual thread if the
+ * transport only blocks in JDK socket I/O ({@link ServerTransport#parksVirtualThreads()}, the TCP
+ * transport in blocking mode), so that an idle connection costs no platform thread; otherwise a
+ * platform thread (busy polling, and RDMA, which waits in native calls). Threads deciding on a
+ * HELLO are bounded by the pending-handshake caps: a socket keeps its pending place until decided.
  *
  * <p>Thread-safe.
  */
 public final class BootstrapServer implements OflServer {
     private static final Logger LOG = LoggerFactory.getLogger(BootstrapServer.class);
-    /** Sockets beyond the cap get a thread only to be told SERVER_BUSY; past this many more, none. */
-    private static final int REFUSAL_HEADROOM = 16;
-    private static final long LINGER_NS = 200_000_000L;
     private static final int SOCKET_BUFFER_BYTES = 4 << 20;
+    /** The longest between two looks for idle connections. */
+    private static final long IDLE_SWEEP_NS = 1_000_000_000L;
 
-    /** One accepted socket's life on its own thread. */
+    /** One socket's life once its HELLO arrived: the decision, then, if accepted, the connection. */
     interface Connection {
-        /** Runs the connection until it ends; never throws. */
+        /**
+         * Decides on the HELLO and answers a refusal; never throws.
+         *
+         * @return {@code true} if accepted: {@link #run()} must follow, on the same thread;
+         *     {@code false} if refused or failed, and everything was released
+         */
+        boolean admit();
+
+        /** Whether {@link #admit()} and {@link #run()} may run on a virtual thread. */
+        boolean parksVirtualThreads();
+
+        /** Serves an admitted connection until it ends and releases it; never throws. */
         void run();
 
         /** Closes the connection at once if no handler is running; used when draining. */
         void closeIfIdle();
+
+        /**
+         * Closes the connection if it has been serving and took no request for the idle timeout.
+         * Called only by the listener's thread.
+         *
+         * @param nowNs the server clock's time
+         * @param idleTimeoutNs the idle timeout
+         */
+        void closeIfIdleFor(long nowNs, long idleTimeoutNs);
 
         /** Closes the connection at once. */
         void forceClose();
@@ -60,21 +88,25 @@ public final class BootstrapServer implements OflServer {
     private final String backend;
     private final ServerSocketChannel acceptor;
     private final InetSocketAddress localAddress;
-    private final Thread acceptThread;
+    private final Thread admissionThread;
+    private final Admission admission;
     private final OflHandler handler;
     private final ServerTransport.Factory transports;
     private final HandlerErrors handlerErrors;
     private final Consumer<BootstrapServer> afterClose;
     private final AtomicBoolean afterCloseRan = new AtomicBoolean();
-    /** Every accepted connection with the thread that runs it, until that thread ends. */
+    /** Every connection whose HELLO arrived, with the thread that runs it, until that thread ends. */
     private final Map<Connection, Thread> running = new ConcurrentHashMap<>();
-    private final AtomicInteger sockets = new AtomicInteger();
-    private final AtomicInteger admitted = new AtomicInteger();
+    /** Places in the connection caps, taken by accepted HELLOs. */
+    private final SourceCounts admitted = new SourceCounts();
     private final AtomicLong connectionIds = new AtomicLong();
     private final ServerCounters counters = new ServerCounters();
     private final PeerAuthentication authentication;
     /** Clients that proved a key and were admitted, until their WELCOME is sent or they are refused. */
     private final Map<SocketChannel, PeerAuthentication.Proven> proven = new ConcurrentHashMap<>();
+    private final RepeatedLog repeated;
+    private final long idleTimeoutNs;
+    private long nextIdleSweepNs;
     private volatile boolean closing;
     /** Opened when {@link #close()} returns, for {@link #awaitTermination}. */
     private final CountDownLatch terminated = new CountDownLatch(1);
@@ -91,8 +123,12 @@ public final class BootstrapServer implements OflServer {
         this.handlerErrors = new HandlerErrors(config.clock());
         this.authentication = new PeerAuthentication(config.authentication());
         this.localAddress = (InetSocketAddress) acceptor.getLocalAddress();
-        this.acceptThread = Thread.ofPlatform().name("ofl-" + backend + "-accept-" + localAddress.getPort())
-                .daemon().unstarted(this::acceptLoop);
+        this.repeated = new RepeatedLog(LOG, config.clock());
+        this.idleTimeoutNs = config.idleTimeout().toNanos();
+        this.nextIdleSweepNs = config.clock().nanoTime();
+        this.admission = new Admission(this, acceptor, repeated);
+        this.admissionThread = Thread.ofPlatform().name("ofl-" + backend + "-accept-" + localAddress.getPort())
+                .daemon().unstarted(admission);
     }
 
     /**
@@ -113,10 +149,12 @@ public final class BootstrapServer implements OflServer {
         try {
             acceptor = ServerSocketChannel.open();
             acceptor.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            acceptor.bind(config.bind(), 128);
+            // A storm of reconnecting sockets must not overflow the backlog: a dropped SYN costs an honest
+            // client a second or more before it retries.
+            acceptor.bind(config.bind(), 1024);
             BootstrapServer server = new BootstrapServer(config, backend, acceptor, handler, transports,
                     afterClose);
-            server.acceptThread.start();
+            server.admissionThread.start();
             LOG.info("ofl {} server '{}' listening on {}", backend, config.serviceName(), server.localAddress);
             return server;
         } catch (IOException e) {
@@ -126,57 +164,153 @@ public final class BootstrapServer implements OflServer {
         }
     }
 
-    private void acceptLoop() {
-        while (!closing) {
-            SocketChannel channel;
-            try {
-                channel = acceptor.accept();
-            } catch (ClosedChannelException e) {
-                return;
-            } catch (IOException e) {
-                if (!closing) {
-                    LOG.warn("accept on {} failed: {}", localAddress, e.toString());
-                }
-                continue;
-            }
-            if (sockets.incrementAndGet() > config.maxConnections() + REFUSAL_HEADROOM || closing) {
-                sockets.decrementAndGet();
-                LOG.warn("dropping a connection from {}: {} sockets open, the cap is {}", remote(channel),
-                        sockets.get(), config.maxConnections());
-                BootstrapIo.closeQuietly(channel);
-                continue;
-            }
-            if (closing) {
-                sockets.decrementAndGet();
-                BootstrapIo.closeQuietly(channel);
-                return;
-            }
-            long id = connectionIds.incrementAndGet();
-            Connection connection;
-            try {
-                connection = new ServerSession(this, handler, channel, transports.create(config, channel, id), id);
-            } catch (RuntimeException e) {
-                sockets.decrementAndGet();
-                LOG.warn("dropping a connection from {}: {}", remote(channel), e.toString());
-                BootstrapIo.closeQuietly(channel);
-                continue;
-            }
-            Thread thread = Thread.ofPlatform().name("ofl-" + backend + "-conn-" + id).daemon()
-                    .unstarted(() -> {
-                        try {
-                            connection.run();
-                        } finally {
-                            BootstrapIo.closeQuietly(channel);
-                            sockets.decrementAndGet();
-                            running.remove(connection);
-                            if (closing) {
-                                runAfterCloseOnce();
-                            }
-                        }
-                    });
-            running.put(connection, thread);
-            thread.start();
+    /**
+     * Why a socket from this source is refused before its HELLO is read: the server is at a cap.
+     * Called by the listener's thread; the decision on the HELLO checks the caps again.
+     *
+     * @return the reason, or {@code null} if it may send its HELLO
+     */
+    String busyReason(InetAddress source) {
+        if (admitted.total() >= config.maxConnections()) {
+            return "the server is at its cap of " + config.maxConnections() + " connections";
         }
+        if (admitted.count(source) >= perAddressCap()) {
+            return "the server is at its cap of " + perAddressCap() + " connections from "
+                    + source.getHostAddress();
+        }
+        return null;
+    }
+
+    private int perAddressCap() {
+        return Math.min(config.maxConnectionsPerAddress(), config.maxConnections());
+    }
+
+    /**
+     * Takes a socket whose whole HELLO arrived from the listener: a thread decides on it and
+     * serves it, a virtual thread if the transport only blocks in JDK socket I/O, else a platform
+     * thread.
+     *
+     * @param channel the socket, no longer registered with the listener's selector
+     * @param source its source address, which holds a pending place until the decision
+     * @param hello the HELLO as it arrived, frame and body
+     */
+    void helloArrived(SocketChannel channel, InetAddress source, byte[] hello) {
+        long id = connectionIds.incrementAndGet();
+        Connection connection;
+        try {
+            connection = new ServerSession(this, handler, channel, transports.create(config, channel, id), id,
+                    hello);
+        } catch (RuntimeException e) {
+            admission.handshakeDecided(source);
+            BootstrapIo.closeQuietly(channel);
+            repeated.warn("connection setup failed", "dropping connection " + id + " from "
+                    + source.getHostAddress() + ": " + e);
+            return;
+        }
+        Thread.Builder builder = connection.parksVirtualThreads() ? Thread.ofVirtual() : Thread.ofPlatform().daemon();
+        Thread thread = builder.name("ofl-" + backend + "-conn-" + id)
+                .unstarted(() -> admitAndServe(connection, source));
+        running.put(connection, thread);
+        thread.start();
+    }
+
+    private void admitAndServe(Connection connection, InetAddress source) {
+        boolean accepted;
+        try {
+            accepted = connection.admit();
+        } finally {
+            admission.handshakeDecided(source);
+        }
+        if (accepted) {
+            serve(connection);
+        } else {
+            ended(connection);
+        }
+    }
+
+    /**
+     * Makes an accepted socket ready for the bootstrap and the data path: blocking, no Nagle,
+     * keep-alive, large buffers.
+     *
+     * @param channel the socket the listener handed over
+     * @throws IOException if the socket refuses a setting (typically: it is closed already)
+     */
+    public void prepare(SocketChannel channel) throws IOException {
+        channel.configureBlocking(true);
+        channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+        channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER_BYTES);
+        channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER_BYTES);
+    }
+
+    private void serve(Connection connection) {
+        try {
+            connection.run();
+        } finally {
+            ended(connection);
+        }
+    }
+
+    private void ended(Connection connection) {
+        running.remove(connection);
+        if (closing) {
+            runAfterCloseOnce();
+        }
+    }
+
+    /**
+     * The listener's periodic work: closes connections idle for the idle timeout.
+     *
+     * @param nowNs the server clock's time
+     */
+    void tick(long nowNs) {
+        if (nowNs - nextIdleSweepNs < 0) {
+            return;
+        }
+        nextIdleSweepNs = nowNs + Math.min(IDLE_SWEEP_NS, idleTimeoutNs / 4);
+        for (Connection connection : running.keySet()) {
+            connection.closeIfIdleFor(nowNs, idleTimeoutNs);
+        }
+    }
+
+    /**
+     * The listener's thread failed (its selector): nothing more is accepted, which must be loud.
+     *
+     * @param failure what failed
+     */
+    void listenerFailed(Exception failure) {
+        LOG.error("the listener of the ofl {} server on {} failed; no connection is accepted any more; close and "
+                + "restart the server", backend, localAddress, failure);
+    }
+
+    /**
+     * Logs at WARN an event a peer can repeat at will: the first of its cause in full, then a count
+     * per interval.
+     *
+     * @param cause a fixed text naming the kind of event
+     * @param message the line, peer-controlled text escaped
+     */
+    void warnRepeated(String cause, String message) {
+        repeated.warn(cause, message);
+    }
+
+    /**
+     * Logs at INFO an event a peer can repeat at will, like {@link #warnRepeated}.
+     *
+     * @param cause a fixed text naming the kind of event
+     * @param message the line, peer-controlled text escaped
+     */
+    void infoRepeated(String cause, String message) {
+        repeated.info(cause, message);
+    }
+
+    /**
+     * Handshakes whose HELLO is still arriving or being decided on, for tests and monitoring.
+     *
+     * @return the count
+     */
+    public int pendingHandshakes() {
+        return admission.pendingHandshakes();
     }
 
     /**
@@ -194,54 +328,66 @@ public final class BootstrapServer implements OflServer {
     }
 
     /**
-     * Runs the server side of the bootstrap up to the decision: reads the HELLO within the bootstrap
-     * timeout, authenticates the client when the server holds keys ({@link PeerAuthentication}),
-     * applies {@link HelloCheck}, shutdown and the connection cap, and sends a refusing WELCOME
-     * when any fails. On acceptance the caller sets up its transport, sends its WELCOME
-     * with {@link #welcome}, and must call {@link #release()} when the connection ends.
+     * Runs the server side of the bootstrap up to the decision, on the HELLO the listener read:
+     * decodes it, authenticates the client when the server holds keys ({@link PeerAuthentication};
+     * the client's proof is read here, within the bootstrap timeout), then {@link #decide decides}.
+     * A malformed HELLO is answered MALFORMED and logged once here.
      *
-     * @param channel the accepted socket
+     * @param channel the socket, blocking
+     * @param helloMessage the HELLO as it arrived, frame and body
      * @param transport the backend's {@link dev.ofl.api.wire.TransportKind}
      * @param connectionId for logs
      * @return the accepted HELLO, or {@code null} if the client was refused (the refusal was sent)
-     * @throws IOException if the socket fails or the bootstrap times out
-     * @throws ProtocolException if the HELLO, the authentication offer or the client's proof is malformed (a
-     *     MALFORMED refusal was sent; the caller counts the protocol violation)
+     * @throws IOException if the socket fails or the client's proof does not come in time
+     * @throws ProtocolException if the HELLO, the authentication offer or the client's proof is
+     *     malformed (a MALFORMED refusal was sent and logged; the caller counts the protocol
+     *     violation, once)
      */
-    public Bootstrap.Endpoint acceptHello(SocketChannel channel, int transport, long connectionId)
-            throws IOException, ProtocolException {
-        long deadlineNs = config.clock().nanoTime() + config.bootstrapTimeout().toNanos();
-        channel.configureBlocking(true);
-        channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-        channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
-        channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER_BYTES);
-        channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER_BYTES);
+    public Bootstrap.Endpoint acceptHello(SocketChannel channel, byte[] helloMessage, int transport,
+            long connectionId) throws IOException, ProtocolException {
         Bootstrap.Endpoint hello;
-        byte[] helloMessage;
         try {
-            byte[] frameBytes = BootstrapIo.readFully(channel, Bootstrap.FRAME_LENGTH, deadlineNs, config.clock());
-            Bootstrap.Frame frame = Bootstrap.decodeFrame(frameBytes, Bootstrap.HELLO);
+            Bootstrap.Frame frame = Bootstrap.decodeFrame(
+                    Arrays.copyOf(helloMessage, Math.min(helloMessage.length, Bootstrap.FRAME_LENGTH)), Bootstrap.HELLO);
             HelloCheck version = HelloCheck.version(frame.version());
             if (!version.accepted()) {
                 // Its body follows another version's rules: not read, drained by the refusal's linger.
                 refuse(channel, connectionId, version.code(), version.reason());
                 return null;
             }
-            byte[] body = BootstrapIo.readFully(channel, frame.bodyLength(), deadlineNs, config.clock());
-            hello = Bootstrap.decodeBody(body);
-            helloMessage = PeerAuthentication.concat(frameBytes, body);
+            hello = Bootstrap.decodeBody(Arrays.copyOfRange(helloMessage, Bootstrap.FRAME_LENGTH, helloMessage.length));
         } catch (ProtocolException e) {
-            // Counted once, by the session that ends on this exception.
             refuse(channel, connectionId, RefusalCode.MALFORMED, "malformed HELLO: " + e.getMessage());
             throw e;
         }
+        long deadlineNs = config.clock().nanoTime() + config.bootstrapTimeout().toNanos();
         PeerAuthentication.Outcome authenticated = authenticate(channel, connectionId, helloMessage, hello,
                 deadlineNs);
         if (!authenticated.accepted()) {
             refuse(channel, connectionId, authenticated.refusal(), authenticated.reason());
             return null;
         }
-        hello = authenticated.hello();
+        Bootstrap.Endpoint decided = decide(channel, authenticated.hello(), transport, connectionId);
+        if (decided != null && authenticated.proven() != null) {
+            proven.put(channel, authenticated.proven());
+        }
+        return decided;
+    }
+
+    /**
+     * Decides on a decoded HELLO: {@link HelloCheck}, shutdown, then the connection caps (in total
+     * and per source address), and sends a refusing WELCOME when any fails. On acceptance the
+     * caller sets up its transport, sends its WELCOME with {@link #welcome}, and must call
+     * {@link #release} when the connection ends.
+     *
+     * @param channel the socket, blocking
+     * @param hello the decoded HELLO
+     * @param transport the backend's {@link dev.ofl.api.wire.TransportKind}
+     * @param connectionId for logs
+     * @return the accepted HELLO, or {@code null} if the client was refused (the refusal was sent)
+     */
+    public Bootstrap.Endpoint decide(SocketChannel channel, Bootstrap.Endpoint hello, int transport,
+            long connectionId) {
         HelloCheck check = HelloCheck.body(hello, transport, config.serviceName(), config.limits());
         if (!check.accepted()) {
             refuse(channel, connectionId, check.code(), check.reason());
@@ -251,14 +397,13 @@ public final class BootstrapServer implements OflServer {
             refuse(channel, connectionId, RefusalCode.SHUTTING_DOWN, "the server is shutting down");
             return null;
         }
-        if (admitted.incrementAndGet() > config.maxConnections()) {
-            admitted.decrementAndGet();
-            refuse(channel, connectionId, RefusalCode.SERVER_BUSY, "the server is at its cap of "
-                    + config.maxConnections() + " connections");
+        InetAddress source = source(channel);
+        int taken = admitted.tryAcquire(source, perAddressCap(), config.maxConnections());
+        if (taken != SourceCounts.TAKEN) {
+            refuse(channel, connectionId, RefusalCode.SERVER_BUSY, taken == SourceCounts.ALL_FULL
+                    ? "the server is at its cap of " + config.maxConnections() + " connections"
+                    : "the server is at its cap of " + perAddressCap() + " connections from " + source.getHostAddress());
             return null;
-        }
-        if (authenticated.proven() != null) {
-            proven.put(channel, authenticated.proven());
         }
         return hello;
     }
@@ -289,6 +434,24 @@ public final class BootstrapServer implements OflServer {
     }
 
     /**
+     * A socket's source address, the key of the per-address caps. Read it while the socket is
+     * open: a closed socket no longer tells it.
+     *
+     * @param channel a connected socket
+     * @return its remote address, or the wildcard address if the socket is already closed
+     */
+    public static InetAddress source(SocketChannel channel) {
+        try {
+            if (channel.getRemoteAddress() instanceof InetSocketAddress remote) {
+                return remote.getAddress();
+            }
+        } catch (IOException e) {
+            // Closed under us: counted under one address that no peer has.
+        }
+        return new InetSocketAddress(0).getAddress();
+    }
+
+    /**
      * Sends the accepting WELCOME; to a client that proved a key, sealed with the server's proof
      * of the same key over the whole exchange.
      *
@@ -304,8 +467,10 @@ public final class BootstrapServer implements OflServer {
     }
 
     /**
-     * Sends a refusing WELCOME carrying the server's maxima and the reason, then half-closes and
-     * drains briefly, so that closing does not reset the connection before the client reads it.
+     * Sends a refusing WELCOME carrying the server's maxima and the reason (control characters
+     * escaped), then half-closes and drains for at most 200 ms, so that closing does not reset the
+     * connection before the client reads it. Logged at WARN, repeats of a refusal code counted and
+     * summarised rather than logged each.
      *
      * @param channel the socket
      * @param connectionId for logs
@@ -314,13 +479,16 @@ public final class BootstrapServer implements OflServer {
      */
     public void refuse(SocketChannel channel, long connectionId, RefusalCode code, String reason) {
         proven.remove(channel);
-        LOG.warn("refusing connection {} from {}: {} ({})", connectionId, remote(channel), reason, code);
+        // The reason may carry what the peer sent: escaped for the log and for the wire alike.
+        String text = PeerText.escape(reason);
+        repeated.warn("refused: " + code, "refusing connection " + connectionId + " from " + remote(channel) + ": "
+                + text + " (" + code + ")");
         counters.connectionRefused();
         try {
             BootstrapIo.writeFully(channel, Bootstrap.encode(Bootstrap.WELCOME,
-                    Bootstrap.Endpoint.tcp(code, config.serviceName(), config.limits(), reason)));
+                    Bootstrap.Endpoint.tcp(code, config.serviceName(), config.limits(), text)));
             channel.shutdownOutput();
-            BootstrapIo.drain(channel, config.clock().nanoTime() + LINGER_NS, config.clock());
+            BootstrapIo.drain(channel, config.clock().nanoTime() + Admission.LINGER_NS, config.clock());
         } catch (IOException e) {
             LOG.debug("could not send the refusal to {}: {}", remote(channel), e.toString());
         }
@@ -337,9 +505,14 @@ public final class BootstrapServer implements OflServer {
         handlerErrors.record(request, failure);
     }
 
-    /** Gives back the place in the connection cap that an accepted HELLO took. */
-    public void release() {
-        admitted.decrementAndGet();
+    /**
+     * Gives back the place in the connection caps that an accepted HELLO took.
+     *
+     * @param source the connection's source address, as {@link #source} gave it while the
+     *     socket was open
+     */
+    public void release(InetAddress source) {
+        admitted.release(source);
     }
 
     /**
@@ -386,7 +559,7 @@ public final class BootstrapServer implements OflServer {
 
     @Override
     public int connectionCount() {
-        return admitted.get();
+        return admitted.total();
     }
 
     @Override
@@ -425,7 +598,15 @@ public final class BootstrapServer implements OflServer {
         }
         closed = true;
         closing = true;
+        // Closed here, not only by the listener's thread: from now on new connections are refused
+        // by the kernel, whatever the listener is doing.
         BootstrapIo.closeQuietly(acceptor);
+        admission.wakeup();
+        try {
+            admissionThread.join(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         for (Connection connection : running.keySet()) {
             connection.closeIfIdle();
         }
@@ -434,11 +615,6 @@ public final class BootstrapServer implements OflServer {
             connection.forceClose();
         }
         joinAll(config.clock().nanoTime() + 1_000_000_000L);
-        try {
-            acceptThread.join(1000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
         if (running.isEmpty()) {
             LOG.info("ofl {} server on {} closed", backend, localAddress);
         } else {

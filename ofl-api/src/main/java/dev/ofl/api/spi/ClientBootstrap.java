@@ -8,6 +8,7 @@ import dev.ofl.api.PeerKeys;
 import dev.ofl.api.RefusalCode;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageHeader;
+import dev.ofl.api.wire.PeerText;
 import dev.ofl.api.wire.ProtocolException;
 import dev.ofl.api.wire.PskExchange;
 import java.io.IOException;
@@ -172,7 +173,7 @@ public final class ClientBootstrap {
         }
         if (welcome.status() != RefusalCode.ACCEPTED) {
             throw new OflRefusedException(welcome.status(), "server " + server + " refused the connection ("
-                    + welcome.status() + "): " + welcome.text());
+                    + welcome.status() + "): " + PeerText.escape(welcome.text()));
         }
         return new Welcome(PeerAuthentication.concat(frame, body), welcome);
     }

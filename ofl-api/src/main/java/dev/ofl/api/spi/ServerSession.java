@@ -15,19 +15,21 @@ import dev.ofl.api.wire.WireStatus;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SocketChannel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The server side of one connection, the same for every backend, run on the connection's thread:
- * the HELLO decision, then request after request in order: check it, run the handler, send the
- * response's pieces as they are committed and its completion, until the client leaves or the
+ * The server side of one connection, the same for every backend: the HELLO decision
+ * ({@link #admit()}), then, on the connection's thread ({@link #run()}), request after request in
+ * order: check it, run the handler, send the response's pieces as they are committed and its
+ * completion, until the client leaves, the connection stays idle for the idle timeout, or the
  * server closes. It moves bytes only through its {@link ServerTransport}.
  *
  * <p>Not thread-safe except {@link #closeIfIdle()} and {@link #forceClose()}, which the server
- * calls while draining.
+ * calls while draining, and {@link #closeIfIdleFor}, which the listener's thread calls.
  */
 final class ServerSession implements BootstrapServer.Connection {
     private static final Logger LOG = LoggerFactory.getLogger(ServerSession.class);
@@ -38,6 +40,18 @@ final class ServerSession implements BootstrapServer.Connection {
     private final ServerTransport transport;
     private final long id;
     private final String peer;
+    private final InetAddress source;
+    private final byte[] helloMessage;
+    private Bootstrap.Endpoint hello;
+    private boolean admitted;
+    /** Set once the WELCOME was sent: only then does the idle timeout apply. */
+    private volatile boolean serving;
+    /** Moves at each handler's start and end, so that the listener can tell an idle connection. */
+    private volatile long activity;
+    /** The listener's view of {@link #activity}, and since when it has not moved. */
+    private long activitySeen = -1;
+    private long activitySeenSinceNs;
+    private volatile boolean closedForIdleness;
     private final DrainGate drain = new DrainGate();
     private final MessageHeader header = new MessageHeader();
     private final RangeCursor ranges = new RangeCursor();
@@ -49,25 +63,47 @@ final class ServerSession implements BootstrapServer.Connection {
     private boolean delivering;
 
     ServerSession(BootstrapServer server, OflHandler handler, SocketChannel channel, ServerTransport transport,
-            long id) {
+            long id, byte[] helloMessage) {
         this.server = server;
+        this.helloMessage = helloMessage;
         this.handler = handler;
         this.channel = channel;
         this.transport = transport;
         this.id = id;
         this.peer = BootstrapServer.remote(channel);
         this.events = new ServerEvents(server.backend(), server.config().serviceName(), id, peer);
+        this.source = BootstrapServer.source(channel);
+    }
+
+    @Override
+    public boolean admit() {
+        try {
+            server.prepare(channel);
+            hello = server.acceptHello(channel, helloMessage, transport.kind(), id);
+            if (hello != null) {
+                admitted = true;
+                return true;
+            }
+        } catch (IOException e) {
+            ended(e);
+        } catch (ProtocolException e) {
+            // Refused and logged by acceptHello; counted here, once.
+            server.counters().protocolViolation();
+        } catch (RuntimeException | Error e) {
+            LOG.error("connection {} from {}: deciding on its HELLO failed unexpectedly", id, peer, e);
+        }
+        release();
+        return false;
+    }
+
+    @Override
+    public boolean parksVirtualThreads() {
+        return transport.parksVirtualThreads();
     }
 
     @Override
     public void run() {
-        boolean admitted = false;
         try {
-            Bootstrap.Endpoint hello = server.acceptHello(channel, transport.kind(), id);
-            if (hello == null) {
-                return;
-            }
-            admitted = true;
             limits = hello.limits();
             Bootstrap.Endpoint welcome;
             try {
@@ -81,31 +117,59 @@ final class ServerSession implements BootstrapServer.Connection {
             response = new Response(transport.staging(), transport.pieceBytes());
             server.welcome(channel, welcome);
             transport.start();
+            serving = true;
             LOG.debug("connection {} from {} accepted with {}", id, peer, limits);
             serve();
         } catch (ProtocolException e) {
             server.counters().protocolViolation();
-            LOG.warn("closing connection {} from {}: {}", id, peer, e.getMessage());
+            server.warnRepeated("protocol violation", "closing connection " + id + " from " + peer + ": "
+                    + e.getMessage());
         } catch (IOException | OflConnectionException e) {
             ended(e);
         } catch (RuntimeException | Error e) {
             LOG.error("connection {} from {} ended by an unexpected failure", id, peer, e);
         } finally {
-            transport.breakConnection();
-            BootstrapIo.closeQuietly(channel);
-            if (!transport.close()) {
-                LOG.error("connection {}: its transport could not release its device resources; its memory is left "
-                        + "allocated so that the device cannot write into freed memory", id);
-            }
-            if (admitted) {
-                server.release();
-                server.forget(channel);
-            }
+            release();
+        }
+    }
+
+    private void release() {
+        transport.breakConnection();
+        BootstrapIo.closeQuietly(channel);
+        if (!transport.close()) {
+            LOG.warn("connection {}: its transport could not release its device resources; its memory is left "
+                    + "allocated so that the device cannot write into freed memory", id);
+        }
+        if (admitted) {
+            server.release(source);
+        }
+        server.forget(channel);
+    }
+
+    @Override
+    public void closeIfIdleFor(long nowNs, long idleTimeoutNs) {
+        if (!serving) {
+            return;
+        }
+        long now = activity;
+        if (now != activitySeen) {
+            activitySeen = now;
+            activitySeenSinceNs = nowNs;
+            return;
+        }
+        if (nowNs - activitySeenSinceNs >= idleTimeoutNs && drain.closeIfIdle()) {
+            closedForIdleness = true;
+            server.infoRepeated("idle timeout", "closing connection " + id + " from " + peer + ": no request for "
+                    + (nowNs - activitySeenSinceNs) / 1_000_000 + " ms (idle timeout " + idleTimeoutNs / 1_000_000
+                    + " ms)");
+            forceClose();
         }
     }
 
     private void ended(Exception e) {
-        if (delivering && !server.closing()) {
+        if (closedForIdleness) {
+            LOG.debug("connection {} from {} closed for idleness: {}", id, peer, e.toString());
+        } else if (delivering && !server.closing()) {
             server.counters().undeliveredResponse();
             LOG.info("connection {} from {} broke while a response was being delivered: {}", id, peer,
                     e.getMessage());
@@ -137,6 +201,7 @@ final class ServerSession implements BootstrapServer.Connection {
             if (!drain.enter()) {
                 return;
             }
+            activity++;
             // Draining lets a request that got in finish: its handler and its response.
             delivering = true;
             try {
@@ -148,6 +213,7 @@ final class ServerSession implements BootstrapServer.Connection {
                 transport.releaseRequest(slot);
                 response.finish(outcome);
             } finally {
+                activity++;
                 drain.exit();
             }
             delivering = false;

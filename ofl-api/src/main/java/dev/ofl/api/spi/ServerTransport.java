@@ -41,7 +41,7 @@ public interface ServerTransport {
          * Creates a transport; it allocates nothing until {@link ServerTransport#accept}.
          *
          * @param config the server's settings
-         * @param channel the accepted socket, in blocking mode
+         * @param channel the accepted socket; in blocking mode before any method of the transport is called
          * @param id a number unique within the server, for logs
          * @return the transport
          */
@@ -54,6 +54,18 @@ public interface ServerTransport {
      * @return a {@link dev.ofl.api.wire.TransportKind} value
      */
     int kind();
+
+    /**
+     * Whether every call of this transport that blocks does so in JDK socket or channel I/O,
+     * which parks a virtual thread and frees its carrier, rather than in a native call or a spin.
+     * The server then runs the connection on a virtual thread, so that an idle connection costs
+     * no platform thread. The default is {@code false}: a platform thread per connection.
+     *
+     * @return {@code true} if the connection may run on a virtual thread
+     */
+    default boolean parksVirtualThreads() {
+        return false;
+    }
 
     /**
      * Sets up the connection for an accepted HELLO: receive slots, staging, queue pair.

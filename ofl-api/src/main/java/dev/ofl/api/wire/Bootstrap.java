@@ -200,8 +200,8 @@ public final class Bootstrap {
         @Override
         public String toString() {
             return "Endpoint[status=" + status + ", transport=" + TransportKind.name(transport) + ", service='"
-                    + serviceName + "', " + limits + ", qpn=" + qpn + ", mtu=" + mtu
-                    + (text.isEmpty() ? "" : ", text='" + text + "'") + "]";
+                    + PeerText.escape(serviceName) + "', " + limits + ", qpn=" + qpn + ", mtu=" + mtu
+                    + (text.isEmpty() ? "" : ", text='" + PeerText.escape(text) + "'") + "]";
         }
     }
 

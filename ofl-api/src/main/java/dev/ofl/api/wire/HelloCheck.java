@@ -61,7 +61,7 @@ public record HelloCheck(RefusalCode code, String reason) {
         }
         if (!hello.serviceName().equals(serviceName)) {
             return new HelloCheck(RefusalCode.SERVICE_MISMATCH, "this server serves '" + serviceName
-                    + "', the client asked for '" + hello.serviceName() + "'");
+                    + "', the client asked for '" + PeerText.escape(hello.serviceName()) + "'");
         }
         String exceeds = hello.limits().exceeds(maxima);
         if (exceeds != null) {

@@ -1,0 +1,446 @@
+package dev.ofl.api.spi;
+
+import dev.ofl.api.NanoClock;
+import dev.ofl.api.RefusalCode;
+import dev.ofl.api.ServerConfig;
+import dev.ofl.api.wire.Bootstrap;
+import dev.ofl.api.wire.MessageHeader;
+import dev.ofl.api.wire.ProtocolException;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+
+/**
+ * The listener's one thread: accepts sockets and reads each one's HELLO frame and body on
+ * non-blocking I/O, so that a pending handshake costs a socket and a few hundred bytes, never a
+ * thread. Only a socket whose whole HELLO arrived is handed to the server's per-connection path.
+ *
+ * <p>Admission rules, in order, for each accepted socket:
+ * <ol>
+ * <li>the server is at its connection cap, or at its cap for the socket's source address: the
+ *     socket is answered SERVER_BUSY at once, without waiting for its HELLO;</li>
+ * <li>the source address has {@code maxPendingPerAddress} handshakes pending: SERVER_BUSY at once;</li>
+ * <li>{@code maxPendingHandshakes} handshakes are pending in all: the oldest still-arriving one
+ *     is answered SERVER_BUSY and the new socket takes its place, so that sockets that never
+ *     finish their HELLO cannot lock out clients that do;</li>
+ * <li>a HELLO not whole by the bootstrap deadline: the socket is closed without an answer.</li>
+ * </ol>
+ * A refusal is written without blocking, then the socket's output is shut and what the peer still
+ * sends is read and discarded for at most {@link #LINGER_NS}, so that closing does not reset the
+ * connection before the peer read the answer; at most {@code maxPendingHandshakes} refusals linger
+ * at once, further ones are closed as soon as the answer is written (the peer may then see a
+ * reset). A pending socket keeps its place until the server decided on its HELLO.
+ *
+ * <p>The thread also ticks the server's periodic work: idle connections and log summaries.
+ *
+ * <p>Only {@link #handshakeDecided} and {@link #wakeup} are called from other threads.
+ */
+final class Admission implements Runnable {
+    /** How long a refusal's socket is kept so that the answer is read before the close. */
+    static final long LINGER_NS = 200_000_000L;
+    /** The longest select: periodic work and an injected clock's jumps are noticed this often. */
+    private static final long TICK_MS = 100;
+    /** Accepted per wake-up, so that reads of pending HELLOs go on under a connection storm. */
+    private static final int ACCEPT_BATCH = 64;
+    /** After accept fails (out of file descriptors), the listener rests this long instead of spinning. */
+    private static final long ACCEPT_PAUSE_NS = 100_000_000L;
+
+    /** One socket the listener owns: a pending handshake, or a refusal lingering. */
+    private static final class Peer {
+        final SocketChannel channel;
+        final InetAddress source;
+        SelectionKey key;
+        long deadlineNs;
+        /** The frame, then frame and body, while pending. */
+        ByteBuffer in;
+        /** The refusal, while refusing. */
+        ByteBuffer out;
+        boolean refusing;
+
+        Peer(SocketChannel channel, InetAddress source) {
+            this.channel = channel;
+            this.source = source;
+        }
+    }
+
+    private final BootstrapServer server;
+    private final ServerConfig config;
+    private final NanoClock clock;
+    private final ServerSocketChannel acceptor;
+    private final Selector selector;
+    private final SelectionKey acceptKey;
+    private final RepeatedLog log;
+    private final long bootstrapTimeoutNs;
+    /** Still arriving, oldest first: deadlines are accept time plus one constant. */
+    private final LinkedHashSet<Peer> pending = new LinkedHashSet<>();
+    /** Refusals lingering, oldest first. */
+    private final LinkedHashSet<Peer> refusing = new LinkedHashSet<>();
+    /** Places of handshakes from accept until the server decided on the HELLO. */
+    private final SourceCounts pendingPlaces = new SourceCounts();
+    private final List<Peer> arrived = new ArrayList<>();
+    private final ByteBuffer discard = ByteBuffer.allocateDirect(4096);
+    private long acceptPausedUntilNs;
+    private boolean acceptPaused;
+
+    Admission(BootstrapServer server, ServerSocketChannel acceptor, RepeatedLog log) throws IOException {
+        this.server = server;
+        this.config = server.config();
+        this.clock = config.clock();
+        this.acceptor = acceptor;
+        this.log = log;
+        this.bootstrapTimeoutNs = config.bootstrapTimeout().toNanos();
+        this.selector = Selector.open();
+        try {
+            acceptor.configureBlocking(false);
+            this.acceptKey = acceptor.register(selector, SelectionKey.OP_ACCEPT);
+        } catch (IOException | RuntimeException e) {
+            selector.close();
+            throw e;
+        }
+    }
+
+    /** Makes the thread look at the server's state now (closing). */
+    void wakeup() {
+        selector.wakeup();
+    }
+
+    /**
+     * Gives back the pending place of a socket the server decided on.
+     *
+     * @param source the socket's source address
+     */
+    void handshakeDecided(InetAddress source) {
+        pendingPlaces.release(source);
+    }
+
+    /**
+     * Handshakes whose HELLO is arriving or being decided on.
+     *
+     * @return the count
+     */
+    int pendingHandshakes() {
+        return pendingPlaces.total();
+    }
+
+    @Override
+    public void run() {
+        try {
+            while (!server.closing()) {
+                selector.select(this::ready, waitMs(clock.nanoTime()));
+                handOffArrived();
+                tick(clock.nanoTime());
+            }
+        } catch (IOException | ClosedSelectorException e) {
+            if (!server.closing()) {
+                server.listenerFailed(e);
+            }
+        } finally {
+            closeAll();
+        }
+    }
+
+    private long waitMs(long nowNs) {
+        long untilNs = TICK_MS * 1_000_000L;
+        if (!pending.isEmpty()) {
+            untilNs = Math.min(untilNs, pending.getFirst().deadlineNs - nowNs);
+        }
+        if (!refusing.isEmpty()) {
+            untilNs = Math.min(untilNs, refusing.getFirst().deadlineNs - nowNs);
+        }
+        return Math.max(1, untilNs / 1_000_000L);
+    }
+
+    private void ready(SelectionKey key) {
+        if (key == acceptKey) {
+            acceptSome();
+            return;
+        }
+        Peer peer = (Peer) key.attachment();
+        if (!key.isValid()) {
+            return;
+        }
+        if (peer.refusing) {
+            if (key.isWritable()) {
+                writeRefusal(peer);
+            } else if (key.isReadable()) {
+                discardInput(peer);
+            }
+        } else if (key.isReadable()) {
+            readHello(peer);
+        }
+    }
+
+    private void acceptSome() {
+        for (int i = 0; i < ACCEPT_BATCH; i++) {
+            SocketChannel channel;
+            try {
+                channel = acceptor.accept();
+            } catch (IOException e) {
+                // Typically out of file descriptors: the connection stays in the backlog, and a
+                // listener that kept trying would spin. The kernel answers it if the backlog overflows.
+                log.warn("accept failed", "accept on " + server.localAddress() + " failed: " + e
+                        + "; pausing accepts for " + ACCEPT_PAUSE_NS / 1_000_000 + " ms (raise the open-file limit?)");
+                acceptKey.interestOps(0);
+                acceptPaused = true;
+                acceptPausedUntilNs = clock.nanoTime() + ACCEPT_PAUSE_NS;
+                return;
+            }
+            if (channel == null) {
+                return;
+            }
+            accepted(channel);
+        }
+    }
+
+    private void accepted(SocketChannel channel) {
+        InetAddress source;
+        try {
+            channel.configureBlocking(false);
+            source = ((InetSocketAddress) channel.getRemoteAddress()).getAddress();
+        } catch (IOException | RuntimeException e) {
+            BootstrapIo.closeQuietly(channel);
+            return;
+        }
+        Peer peer = new Peer(channel, source);
+        String busy = server.busyReason(source);
+        if (busy != null) {
+            refuse(peer, RefusalCode.SERVER_BUSY, busy);
+            return;
+        }
+        int taken = pendingPlaces.tryAcquire(source, config.maxPendingPerAddress(), config.maxPendingHandshakes());
+        if (taken == SourceCounts.ALL_FULL && !pending.isEmpty()) {
+            Peer oldest = pending.getFirst();
+            refuse(oldest, RefusalCode.SERVER_BUSY, config.maxPendingHandshakes() + " handshakes are pending, "
+                    + "the most this server allows; this one was the oldest and its HELLO had not arrived whole");
+            taken = pendingPlaces.tryAcquire(source, config.maxPendingPerAddress(), config.maxPendingHandshakes());
+        }
+        if (taken == SourceCounts.SOURCE_FULL) {
+            refuse(peer, RefusalCode.SERVER_BUSY, config.maxPendingPerAddress() + " handshakes from "
+                    + source.getHostAddress() + " are pending, the most this server allows from one address");
+            return;
+        }
+        if (taken == SourceCounts.ALL_FULL) {
+            refuse(peer, RefusalCode.SERVER_BUSY, config.maxPendingHandshakes() + " handshakes are pending, "
+                    + "the most this server allows");
+            return;
+        }
+        peer.deadlineNs = clock.nanoTime() + bootstrapTimeoutNs;
+        peer.in = ByteBuffer.allocate(Bootstrap.FRAME_LENGTH);
+        try {
+            peer.key = channel.register(selector, SelectionKey.OP_READ, peer);
+        } catch (IOException e) {
+            pendingPlaces.release(source);
+            BootstrapIo.closeQuietly(channel);
+            return;
+        }
+        pending.add(peer);
+    }
+
+    private void readHello(Peer peer) {
+        while (true) {
+            int n;
+            try {
+                n = peer.channel.read(peer.in);
+            } catch (IOException e) {
+                dropPending(peer, "it failed: " + e.getMessage());
+                return;
+            }
+            if (n < 0) {
+                dropPending(peer, "the client closed it after " + peer.in.position() + " bytes of its HELLO");
+                return;
+            }
+            if (peer.in.hasRemaining()) {
+                return;
+            }
+            if (peer.in.capacity() > Bootstrap.FRAME_LENGTH) {
+                arrived(peer);
+                return;
+            }
+            Bootstrap.Frame frame;
+            try {
+                frame = Bootstrap.decodeFrame(peer.in.array(), Bootstrap.HELLO);
+            } catch (ProtocolException e) {
+                // The server decodes it again and refuses it: one place decides on every HELLO.
+                arrived(peer);
+                return;
+            }
+            // Another version's body follows that version's rules (its length unchecked): the
+            // server refuses the version from the frame alone, and never reads the body.
+            if (frame.version() != MessageHeader.VERSION || frame.bodyLength() == 0) {
+                arrived(peer);
+                return;
+            }
+            int bodyLength = frame.bodyLength();
+            // Bounded by Bootstrap.MAX_BODY_LENGTH, which decodeFrame checked for this version.
+            ByteBuffer whole = ByteBuffer.allocate(Bootstrap.FRAME_LENGTH + bodyLength);
+            whole.put(peer.in.flip());
+            peer.in = whole;
+        }
+    }
+
+    private void arrived(Peer peer) {
+        pending.remove(peer);
+        // Deregistered at the next selection, after which the channel may block again.
+        peer.key.cancel();
+        arrived.add(peer);
+    }
+
+    private void handOffArrived() throws IOException {
+        while (!arrived.isEmpty()) {
+            List<Peer> batch = new ArrayList<>(arrived);
+            arrived.clear();
+            selector.selectNow(this::ready);
+            for (Peer peer : batch) {
+                byte[] hello = peer.in.array();
+                peer.in = null;
+                server.helloArrived(peer.channel, peer.source, hello);
+            }
+        }
+    }
+
+    private void dropPending(Peer peer, String why) {
+        pending.remove(peer);
+        pendingPlaces.release(peer.source);
+        close(peer);
+        log.info("handshake dropped", "dropped a handshake from " + peer.source.getHostAddress() + ": " + why);
+    }
+
+    /** Answers with a refusing WELCOME without blocking; the socket lingers until read or {@link #LINGER_NS}. */
+    private void refuse(Peer peer, RefusalCode code, String reason) {
+        if (pending.remove(peer)) {
+            pendingPlaces.release(peer.source);
+        }
+        server.counters().connectionRefused();
+        log.warn("refused: " + code, "refusing a connection from " + peer.source.getHostAddress() + ": " + reason
+                + " (" + code + ")");
+        peer.refusing = true;
+        peer.in = null;
+        peer.out = ByteBuffer.wrap(Bootstrap.encode(Bootstrap.WELCOME, Bootstrap.Endpoint.tcp(code,
+                config.serviceName(), config.limits(), reason)));
+        peer.deadlineNs = clock.nanoTime() + LINGER_NS;
+        boolean canLinger = refusing.size() < config.maxPendingHandshakes();
+        try {
+            peer.channel.write(peer.out);
+            if (!canLinger) {
+                // No room to wait for the peer: what it sent so far is read so that the close
+                // resets the connection only if more arrives.
+                peer.channel.shutdownOutput();
+                while (peer.channel.read(discard.clear()) > 0) {
+                    continue;
+                }
+                close(peer);
+                return;
+            }
+            int interest = SelectionKey.OP_WRITE;
+            if (!peer.out.hasRemaining()) {
+                peer.channel.shutdownOutput();
+                interest = SelectionKey.OP_READ;
+            }
+            if (peer.key == null) {
+                peer.key = peer.channel.register(selector, interest, peer);
+            } else {
+                peer.key.interestOps(interest);
+            }
+        } catch (IOException | RuntimeException e) {
+            close(peer);
+            return;
+        }
+        refusing.add(peer);
+    }
+
+    private void writeRefusal(Peer peer) {
+        try {
+            peer.channel.write(peer.out);
+            if (!peer.out.hasRemaining()) {
+                peer.channel.shutdownOutput();
+                peer.key.interestOps(SelectionKey.OP_READ);
+            }
+        } catch (IOException e) {
+            endRefusal(peer);
+        }
+    }
+
+    private void discardInput(Peer peer) {
+        try {
+            int n;
+            while ((n = peer.channel.read(discard.clear())) > 0) {
+                continue;
+            }
+            if (n < 0) {
+                endRefusal(peer);
+            }
+        } catch (IOException e) {
+            endRefusal(peer);
+        }
+    }
+
+    private void endRefusal(Peer peer) {
+        refusing.remove(peer);
+        close(peer);
+    }
+
+    private void tick(long nowNs) {
+        for (Iterator<Peer> it = pending.iterator(); it.hasNext(); ) {
+            Peer peer = it.next();
+            if (nowNs - peer.deadlineNs < 0) {
+                break;
+            }
+            it.remove();
+            pendingPlaces.release(peer.source);
+            close(peer);
+            log.info("bootstrap timeout", "dropped a handshake from " + peer.source.getHostAddress() + ": its HELLO"
+                    + " had not arrived whole (" + peer.in.position() + " bytes) within the bootstrap timeout of "
+                    + config.bootstrapTimeout().toMillis() + " ms");
+        }
+        for (Iterator<Peer> it = refusing.iterator(); it.hasNext(); ) {
+            Peer peer = it.next();
+            if (nowNs - peer.deadlineNs < 0) {
+                break;
+            }
+            it.remove();
+            close(peer);
+        }
+        if (acceptPaused && nowNs - acceptPausedUntilNs >= 0) {
+            acceptPaused = false;
+            acceptKey.interestOps(SelectionKey.OP_ACCEPT);
+        }
+        server.tick(nowNs);
+        log.flush();
+    }
+
+    private static void close(Peer peer) {
+        if (peer.key != null) {
+            peer.key.cancel();
+        }
+        BootstrapIo.closeQuietly(peer.channel);
+    }
+
+    private void closeAll() {
+        BootstrapIo.closeQuietly(acceptor);
+        for (Peer peer : pending) {
+            pendingPlaces.release(peer.source);
+            close(peer);
+        }
+        pending.clear();
+        for (Peer peer : refusing) {
+            close(peer);
+        }
+        refusing.clear();
+        for (Peer peer : arrived) {
+            pendingPlaces.release(peer.source);
+            BootstrapIo.closeQuietly(peer.channel);
+        }
+        arrived.clear();
+        BootstrapIo.closeQuietly(selector);
+    }
+}
