@@ -25,6 +25,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -107,7 +108,10 @@ class TcpJfrEventsTest {
     }
 
     private static List<RecordedEvent> named(List<RecordedEvent> events, String name) {
-        return events.stream().filter(e -> e.getEventType().getName().equals(name)).toList();
+        // In start order: a recording's file order follows its thread buffers, and a virtual
+        // thread's events may sit in the buffers of several carrier threads.
+        return events.stream().filter(e -> e.getEventType().getName().equals(name))
+                .sorted(Comparator.comparing(RecordedEvent::getStartTime)).toList();
     }
 
     private static Recording allOflEvents() {
