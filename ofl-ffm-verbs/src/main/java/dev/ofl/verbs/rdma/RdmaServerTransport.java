@@ -216,8 +216,12 @@ final class RdmaServerTransport implements ServerTransport {
         postReceive(slot);
     }
 
-    /** Takes completions: receives join the pending queue, signalled writes advance the count. */
-    private int poll() throws IOException {
+    /**
+     * Takes completions: receives join the pending queue, signalled writes advance the count.
+     *
+     * @throws ProtocolException if a SEND did not fit a receive slot: the client's fault, not the transport's
+     */
+    private int poll() throws IOException, ProtocolException {
         int n = link.poll();
         if (n < 0) {
             throw new IOException("ibv_poll_cq failed: " + Errno.describe(-n));
@@ -226,6 +230,12 @@ final class RdmaServerTransport implements ServerTransport {
             MemorySegment wc = link.completion(i);
             int status = ibv_wc.status(wc);
             int opcode = ibv_wc.opcode(wc);
+            if (status == ibv_wc_status.IBV_WC_LOC_LEN_ERR && !closing) {
+                // Only a receive can overflow here (every send is sized by this side); the byte
+                // length of a failed completion is undefined, so the slot's size is what is known.
+                throw new ProtocolException("request byte length", slotBytes, "a SEND longer than the receive slot "
+                        + "of " + slotBytes + " bytes (" + ibv_wc_status.name(status) + ")");
+            }
             if (status != ibv_wc_status.IBV_WC_SUCCESS) {
                 throw new IOException(failure(status, opcode));
             }
@@ -260,7 +270,7 @@ final class RdmaServerTransport implements ServerTransport {
     }
 
     /** Between polls that found nothing: spin per the idle strategy, or sleep on the completion channel. */
-    private void waitForCompletions(int work) throws IOException {
+    private void waitForCompletions(int work) throws IOException, ProtocolException {
         if (closing) {
             throw new IOException("the server is closing");
         }
@@ -284,6 +294,17 @@ final class RdmaServerTransport implements ServerTransport {
 
     /** Waits until at most {@code outstanding} posted writes are incomplete. */
     private void awaitWrites(long outstanding) throws IOException {
+        try {
+            awaitWritesOrViolation(outstanding);
+        } catch (ProtocolException e) {
+            // A bad request that arrives while a response is written ends that response
+            // undelivered; the violation is still named.
+            throw new IOException("the client broke the protocol while a response was being written: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private void awaitWritesOrViolation(long outstanding) throws IOException, ProtocolException {
         long startNs = config.clock().nanoTime();
         idle.reset();
         while (postedWrites - completedWrites > outstanding) {
