@@ -191,6 +191,33 @@ class HostileRdmaClientTest {
         assertGoodClientWorks();
     }
 
+    /**
+     * Half-close over RDMA: the bootstrap socket carries nothing after the WELCOME, so its end of
+     * stream means the client is gone (PROTOCOL.md §7.5). A request already being handled still
+     * gets its response (the client's queue pair is alive); then the server ends the connection
+     * quietly: no violation, no undelivered response.
+     */
+    @Test
+    void halfCloseAfterARequestStillDeliversItsResponse() throws Exception {
+        long violations = server.statistics().protocolViolations();
+        long undelivered = server.statistics().undeliveredResponses();
+        try (VerbsPeer hostile = VerbsPeer.client(server.localAddress(), SERVICE, LIMITS,
+                RdmaSettings.RNR_RETRY_BOUNDED)) {
+            hostile.postSend(spoil(hostile, 0, h -> h.op(OP_HOLD)));
+            assertTrue(holdEntered.await(TestEnvironment.seconds(10), TimeUnit.SECONDS), "the handler never ran");
+            hostile.channel.shutdownOutput();
+            holdRelease.countDown();
+            VerbsPeer.Wc wc = hostile.nextReceive(20);
+            assertTrue(wc.ok() && wc.opcode() == ibv_wc_opcode.IBV_WC_RECV_RDMA_WITH_IMM, wc::toString);
+            assertEquals(0, wc.immediate());
+            assertTrue(hostile.closedByPeer(20), "the server kept the half-closed connection");
+        }
+        awaitConnections(1);
+        assertEquals(violations, server.statistics().protocolViolations());
+        assertEquals(undelivered, server.statistics().undeliveredResponses());
+        assertGoodClientWorks();
+    }
+
     /** Sends a valid echo request and checks its completion, ring header and placed bytes. */
     private static void assertEcho(VerbsPeer peer, long sequence) {
         peer.receive.asSlice(RANGE_OFFSET, 64).fill((byte) 0);
