@@ -25,6 +25,7 @@ import dev.ofl.verbs.ffm.ibv_wc;
 import dev.ofl.verbs.ffm.ibv_wc_opcode;
 import dev.ofl.verbs.ffm.ibv_wc_status;
 import dev.ofl.verbs.ffm.ibv_wr_opcode;
+import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -91,6 +92,8 @@ final class RdmaServerTransport implements ServerTransport {
     private int requestLength;
     private long postedWrites;
     private long completedWrites;
+    /** A request the client broke, seen while polling; reported when the next request is taken. */
+    private ProtocolException violation;
 
     RdmaServerTransport(RdmaDevice device, RdmaSettings settings, ServerConfig config, SocketChannel channel) {
         this.device = device;
@@ -181,11 +184,15 @@ final class RdmaServerTransport implements ServerTransport {
     @Override
     public int nextRequest() throws IOException, ProtocolException {
         idle.reset();
-        while (pendingCount == 0) {
+        while (pendingCount == 0 || violation != null) {
             int work = poll();
+            if (violation != null) {
+                throw violation;
+            }
             if (work == 0) {
                 if (peerLoss != null) {
-                    throw new IOException(peerLoss);
+                    // Between requests a lost peer is the end of the stream, not a failure (PROTOCOL.md §7.5).
+                    throw new EOFException(peerLoss);
                 }
                 waitForCompletions(work);
             }
@@ -217,11 +224,15 @@ final class RdmaServerTransport implements ServerTransport {
     }
 
     /**
-     * Takes completions: receives join the pending queue, signalled writes advance the count.
-     *
-     * @throws ProtocolException if a SEND did not fit a receive slot: the client's fault, not the transport's
+     * Takes completions: receives join the pending queue, signalled writes advance the count. A
+     * SEND that did not fit a receive slot (the client's fault, not the transport's) is recorded in
+     * {@link #violation}, and the rest of the batch, flushed by the queue pair's error, is dropped.
      */
-    private int poll() throws IOException, ProtocolException {
+    private int poll() throws IOException {
+        if (violation != null) {
+            // The connection is over; what is left are flushes.
+            return 0;
+        }
         int n = link.poll();
         if (n < 0) {
             throw new IOException("ibv_poll_cq failed: " + Errno.describe(-n));
@@ -233,8 +244,9 @@ final class RdmaServerTransport implements ServerTransport {
             if (status == ibv_wc_status.IBV_WC_LOC_LEN_ERR && !closing) {
                 // Only a receive can overflow here (every send is sized by this side); the byte
                 // length of a failed completion is undefined, so the slot's size is what is known.
-                throw new ProtocolException("request byte length", slotBytes, "a SEND longer than the receive slot "
-                        + "of " + slotBytes + " bytes (" + ibv_wc_status.name(status) + ")");
+                violation = new ProtocolException("request byte length", slotBytes, "a SEND longer than the "
+                        + "receive slot of " + slotBytes + " bytes (" + ibv_wc_status.name(status) + ")");
+                return n;
             }
             if (status != ibv_wc_status.IBV_WC_SUCCESS) {
                 throw new IOException(failure(status, opcode));
@@ -270,7 +282,7 @@ final class RdmaServerTransport implements ServerTransport {
     }
 
     /** Between polls that found nothing: spin per the idle strategy, or sleep on the completion channel. */
-    private void waitForCompletions(int work) throws IOException, ProtocolException {
+    private void waitForCompletions(int work) throws IOException {
         if (closing) {
             throw new IOException("the server is closing");
         }
@@ -294,21 +306,15 @@ final class RdmaServerTransport implements ServerTransport {
 
     /** Waits until at most {@code outstanding} posted writes are incomplete. */
     private void awaitWrites(long outstanding) throws IOException {
-        try {
-            awaitWritesOrViolation(outstanding);
-        } catch (ProtocolException e) {
-            // A bad request that arrives while a response is written ends that response
-            // undelivered; the violation is still named.
-            throw new IOException("the client broke the protocol while a response was being written: "
-                    + e.getMessage(), e);
-        }
-    }
-
-    private void awaitWritesOrViolation(long outstanding) throws IOException, ProtocolException {
         long startNs = config.clock().nanoTime();
         idle.reset();
         while (postedWrites - completedWrites > outstanding) {
             int work = poll();
+            if (violation != null && postedWrites - completedWrites > outstanding) {
+                // The queue pair is in error: the writes still outstanding can only fail.
+                throw new IOException("the client broke the protocol while a response was being written: "
+                        + violation.getMessage(), violation);
+            }
             if (work > 0) {
                 continue;
             }

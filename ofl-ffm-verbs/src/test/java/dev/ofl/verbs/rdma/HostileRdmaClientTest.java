@@ -201,6 +201,9 @@ class HostileRdmaClientTest {
     void halfCloseAfterARequestStillDeliversItsResponse() throws Exception {
         long violations = server.statistics().protocolViolations();
         long undelivered = server.statistics().undeliveredResponses();
+        PrintStream originalErr = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
         try (VerbsPeer hostile = VerbsPeer.client(server.localAddress(), SERVICE, LIMITS,
                 RdmaSettings.RNR_RETRY_BOUNDED)) {
             hostile.postSend(spoil(hostile, 0, h -> h.op(OP_HOLD)));
@@ -211,8 +214,13 @@ class HostileRdmaClientTest {
             assertTrue(wc.ok() && wc.opcode() == ibv_wc_opcode.IBV_WC_RECV_RDMA_WITH_IMM, wc::toString);
             assertEquals(0, wc.immediate());
             assertTrue(hostile.closedByPeer(20), "the server kept the half-closed connection");
+            awaitConnections(1);
+        } finally {
+            System.setErr(originalErr);
         }
-        awaitConnections(1);
+        String log = captured.toString(StandardCharsets.UTF_8);
+        assertFalse(log.contains(" INFO ") || log.contains(" WARN "), "a client that left between requests ends "
+                + "quietly (DEBUG):\n" + log);
         assertEquals(violations, server.statistics().protocolViolations());
         assertEquals(undelivered, server.statistics().undeliveredResponses());
         assertGoodClientWorks();
