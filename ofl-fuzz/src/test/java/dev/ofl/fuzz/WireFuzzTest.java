@@ -36,6 +36,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code src/test/resources/dev/ofl/fuzz/WireFuzzTestInputs/<target>/} (part of {@code ./ofl test});
  * {@code ./ofl fuzz} fuzzes each target for {@value #FUZZ_DURATION} ({@code JAZZER_FUZZ=1}), keeping what finds new
  * coverage in {@code ofl-fuzz/.cifuzz-corpus/} and any failing input in the inputs directory above.
+ *
+ * <p>On JDK 25, Jazzer 0.24.0 cannot rewrite the JDK's own classes (class file version 69): it
+ * warns and skips its sanitizer hooks into them. The code under test (compiled for release 22) is
+ * instrumented for coverage, which is what these targets need.
  */
 class WireFuzzTest {
     private static final String SERVICE = "fuzz";
