@@ -226,6 +226,24 @@ class HostileRdmaClientTest {
         assertGoodClientWorks();
     }
 
+    /**
+     * A byte on the bootstrap socket after the WELCOME (where nothing may travel, PROTOCOL.md §7.3):
+     * the server takes the client as gone and ends the connection; it is not a violation.
+     */
+    @Test
+    void aByteOnTheBootstrapSocketEndsTheConnection() throws Exception {
+        long violations = server.statistics().protocolViolations();
+        try (VerbsPeer hostile = VerbsPeer.client(server.localAddress(), SERVICE, LIMITS,
+                RdmaSettings.RNR_RETRY_BOUNDED)) {
+            assertEcho(hostile, 0);
+            hostile.channel.write(java.nio.ByteBuffer.wrap(new byte[] {1}));
+            assertTrue(hostile.closedByPeer(20), "the server kept the connection");
+            awaitConnections(1);
+        }
+        assertEquals(violations, server.statistics().protocolViolations());
+        assertGoodClientWorks();
+    }
+
     /** Sends a valid echo request and checks its completion, ring header and placed bytes. */
     private static void assertEcho(VerbsPeer peer, long sequence) {
         peer.receive.asSlice(RANGE_OFFSET, 64).fill((byte) 0);
