@@ -12,7 +12,9 @@ package dev.ofl.api;
  * @param protocolViolations connections closed because a client broke the protocol or a limit
  * @param undeliveredResponses responses the client's side did not accept: its connection was gone
  *     or, for RDMA, its queue pair was in error (a client that timed out) so the writes were
- *     rejected and nothing was placed
+ *     rejected and nothing was placed; on TCP, only responses whose writing failed (a response that
+ *     fitted in the socket buffers before the client's reset arrived is not counted), so there the
+ *     count is a lower bound (PROTOCOL.md §6)
  */
 public record ServerStatistics(long connectionsAccepted, long connectionsRefused, long requests, long refusals,
         long handlerFailures, long protocolViolations, long undeliveredResponses) {

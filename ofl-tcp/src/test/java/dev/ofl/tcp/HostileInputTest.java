@@ -386,6 +386,84 @@ class HostileInputTest {
     }
 
     // ---------------------------------------------------------------------------------------------
+    // Edges PROTOCOL.md specifies in §5.2 and §6: in-flight excess, half-close, a request before the WELCOME
+
+    /**
+     * More requests than the negotiated in-flight limit, written at once: the server reads one
+     * request at a time, so the excess waits in the socket (TCP flow control) and every request is
+     * answered in order. Not a violation; nothing is counted.
+     */
+    @Test
+    void inFlightExcessIsAnsweredInOrder() throws IOException {
+        long violations = server.statistics().protocolViolations();
+        try (Socket socket = raw()) {
+            bootstrap(socket);
+            ByteArrayOutputStream burst = new ByteArrayOutputStream();
+            int requests = 3 * LIMITS.maxInFlight();
+            for (int seq = 0; seq < requests; seq++) {
+                burst.write(request(seq, payload(20 + seq), 64));
+            }
+            write(socket, burst.toByteArray());
+            for (int seq = 0; seq < requests; seq++) {
+                assertAnswer(socket, seq, payload(20 + seq));
+            }
+        }
+        assertOnlyWellBehavedClientRemains();
+        assertEquals(violations, server.statistics().protocolViolations());
+    }
+
+    /**
+     * A client that shuts down its sending side after a complete request still gets the answer;
+     * the server then closes the connection quietly (no violation, no undelivered response).
+     */
+    @Test
+    void halfCloseAfterARequestStillGetsTheAnswer() throws IOException {
+        long violations = server.statistics().protocolViolations();
+        long undelivered = server.statistics().undeliveredResponses();
+        try (Socket socket = raw()) {
+            bootstrap(socket);
+            byte[] payload = payload(33);
+            write(socket, request(0, payload, 64));
+            socket.shutdownOutput();
+            assertAnswer(socket, 0, payload);
+            assertEquals(0, readUntilClosed(socket).length, "nothing after the answer");
+        }
+        assertOnlyWellBehavedClientRemains();
+        assertEquals(violations, server.statistics().protocolViolations());
+        assertEquals(undelivered, server.statistics().undeliveredResponses());
+    }
+
+    /**
+     * A REQUEST written with the HELLO, before the WELCOME arrived: the server reads exactly the
+     * HELLO's bytes, so the request stays in the socket and is read as the first REQUEST after an
+     * accepting WELCOME (PROTOCOL.md §6).
+     */
+    @Test
+    void aRequestSentBeforeTheWelcomeIsReadAfterIt() throws IOException {
+        long violations = server.statistics().protocolViolations();
+        try (Socket socket = raw()) {
+            byte[] payload = payload(17);
+            ByteArrayOutputStream early = new ByteArrayOutputStream();
+            early.write(hello(LIMITS));
+            early.write(request(0, payload, 64));
+            write(socket, early.toByteArray());
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            byte[] frame = new byte[Bootstrap.FRAME_LENGTH];
+            in.readFully(frame);
+            try {
+                byte[] body = new byte[Bootstrap.decodeFrame(frame, Bootstrap.WELCOME).bodyLength()];
+                in.readFully(body);
+                assertEquals(RefusalCode.ACCEPTED, Bootstrap.decodeBody(body).status());
+            } catch (ProtocolException e) {
+                throw new AssertionError("malformed WELCOME", e);
+            }
+            assertAnswer(socket, 0, payload);
+        }
+        assertOnlyWellBehavedClientRemains();
+        assertEquals(violations, server.statistics().protocolViolations());
+    }
+
+    // ---------------------------------------------------------------------------------------------
     // Fake server against a real client
 
     /** A DATA piece for another sequence: the client fails naming the sequence, nothing lands. */

@@ -25,6 +25,7 @@ import dev.ofl.verbs.ffm.ibv_wc;
 import dev.ofl.verbs.ffm.ibv_wc_opcode;
 import dev.ofl.verbs.ffm.ibv_wc_status;
 import dev.ofl.verbs.ffm.ibv_wr_opcode;
+import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -91,6 +92,8 @@ final class RdmaServerTransport implements ServerTransport {
     private int requestLength;
     private long postedWrites;
     private long completedWrites;
+    /** A request the client broke, seen while polling; reported when the next request is taken. */
+    private ProtocolException violation;
 
     RdmaServerTransport(RdmaDevice device, RdmaSettings settings, ServerConfig config, SocketChannel channel) {
         this.device = device;
@@ -181,11 +184,15 @@ final class RdmaServerTransport implements ServerTransport {
     @Override
     public int nextRequest() throws IOException, ProtocolException {
         idle.reset();
-        while (pendingCount == 0) {
+        while (pendingCount == 0 || violation != null) {
             int work = poll();
+            if (violation != null) {
+                throw violation;
+            }
             if (work == 0) {
                 if (peerLoss != null) {
-                    throw new IOException(peerLoss);
+                    // Between requests a lost peer is the end of the stream, not a failure (PROTOCOL.md §7.5).
+                    throw new EOFException(peerLoss);
                 }
                 waitForCompletions(work);
             }
@@ -216,8 +223,16 @@ final class RdmaServerTransport implements ServerTransport {
         postReceive(slot);
     }
 
-    /** Takes completions: receives join the pending queue, signalled writes advance the count. */
+    /**
+     * Takes completions: receives join the pending queue, signalled writes advance the count. A
+     * SEND that did not fit a receive slot (the client's fault, not the transport's) is recorded in
+     * {@link #violation}, and the rest of the batch, flushed by the queue pair's error, is dropped.
+     */
     private int poll() throws IOException {
+        if (violation != null) {
+            // The connection is over; what is left are flushes.
+            return 0;
+        }
         int n = link.poll();
         if (n < 0) {
             throw new IOException("ibv_poll_cq failed: " + Errno.describe(-n));
@@ -226,6 +241,13 @@ final class RdmaServerTransport implements ServerTransport {
             MemorySegment wc = link.completion(i);
             int status = ibv_wc.status(wc);
             int opcode = ibv_wc.opcode(wc);
+            if (status == ibv_wc_status.IBV_WC_LOC_LEN_ERR && !closing) {
+                // Only a receive can overflow here (every send is sized by this side); the byte
+                // length of a failed completion is undefined, so the slot's size is what is known.
+                violation = new ProtocolException("request byte length", slotBytes, "a SEND longer than the "
+                        + "receive slot of " + slotBytes + " bytes (" + ibv_wc_status.name(status) + ")");
+                return n;
+            }
             if (status != ibv_wc_status.IBV_WC_SUCCESS) {
                 throw new IOException(failure(status, opcode));
             }
@@ -288,6 +310,11 @@ final class RdmaServerTransport implements ServerTransport {
         idle.reset();
         while (postedWrites - completedWrites > outstanding) {
             int work = poll();
+            if (violation != null && postedWrites - completedWrites > outstanding) {
+                // The queue pair is in error: the writes still outstanding can only fail.
+                throw new IOException("the client broke the protocol while a response was being written: "
+                        + violation.getMessage(), violation);
+            }
             if (work > 0) {
                 continue;
             }
