@@ -272,6 +272,40 @@ class AdmissionTest {
         assertEquals(1, server.connectionCount());
     }
 
+    /**
+     * At the connection cap, a connection that sent no request for the bootstrap timeout since its
+     * WELCOME gives its place to a new client; one that asked keeps it, and so does one still
+     * within its grace period (injected clock).
+     */
+    @Test
+    void aFullServerGivesTheUnusedConnectionsPlaceToANewClient() throws Exception {
+        OflServer server = serve(b -> b.maxConnections(2));
+        OflClient asking = Ofl.connect(client(server).build());
+        resources.add(asking);
+        assertEcho(asking, 1);
+        Socket unused = raw(server, address(3));
+        resources.add(unused);
+        unused.getOutputStream().write(hello(SERVICE));
+        assertEquals(RefusalCode.ACCEPTED, readWelcome(unused).status());
+        awaitTrue(() -> server.connectionCount() == 2, () -> "connections: " + server.connectionCount());
+
+        OflRefusedException early = assertThrows(OflRefusedException.class,
+                () -> Ofl.connect(client(server).localAddress(address(4)).build()));
+        assertEquals(RefusalCode.SERVER_BUSY, early.code(), "within the grace period the cap holds");
+
+        offsetNs.addAndGet(TimeUnit.SECONDS.toNanos(31));
+        OflClient fresh = Ofl.connect(client(server).localAddress(address(4)).build());
+        resources.add(fresh);
+        assertEcho(fresh, 2);
+        readUntilClosed(unused);
+        assertEcho(asking, 3);
+        assertEquals(2, server.connectionCount());
+
+        OflRefusedException full = assertThrows(OflRefusedException.class,
+                () -> Ofl.connect(client(server).localAddress(address(5)).build()));
+        assertEquals(RefusalCode.SERVER_BUSY, full.code(), "every connection asked: nobody gives way");
+    }
+
     /** A connection that keeps asking is never idle, however long it lives. */
     @Test
     void aBusyConnectionIsNotClosed() {

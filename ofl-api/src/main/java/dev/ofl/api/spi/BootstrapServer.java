@@ -80,9 +80,31 @@ public final class BootstrapServer implements OflServer {
          */
         void closeIfIdleFor(long nowNs, long idleTimeoutNs);
 
+        /**
+         * When the connection has sent no request in the {@code graceNs} since its WELCOME, closes
+         * it to make room for a new client; never while a request is being handled.
+         *
+         * @param nowNs the server clock's time
+         * @param graceNs how long an accepted connection may wait before its first request
+         * @return since when it has been serving, on the server's clock, if it gave way; otherwise
+         *     {@link Long#MAX_VALUE} when it cannot (this call then changes nothing)
+         */
+        long unusedSince(long nowNs, long graceNs);
+
+        /**
+         * Closes the connection to make room for a new client, if it still has sent no request
+         * and no handler runs.
+         *
+         * @return {@code true} if it was closed
+         */
+        boolean giveWay();
+
         /** Closes the connection at once. */
         void forceClose();
     }
+
+    /** How long a new client waits for the place of a connection closed to make room for it. */
+    private static final long ROOM_WAIT_NS = 1_000_000_000L;
 
     private final ServerConfig config;
     private final String backend;
@@ -171,7 +193,7 @@ public final class BootstrapServer implements OflServer {
      * @return the reason, or {@code null} if it may send its HELLO
      */
     String busyReason(InetAddress source) {
-        if (admitted.total() >= config.maxConnections()) {
+        if (admitted.total() >= config.maxConnections() && oldestUnused() == null) {
             return "the server is at its cap of " + config.maxConnections() + " connections";
         }
         if (admitted.count(source) >= perAddressCap()) {
@@ -399,6 +421,10 @@ public final class BootstrapServer implements OflServer {
         }
         InetAddress source = source(channel);
         int taken = admitted.tryAcquire(source, perAddressCap(), config.maxConnections());
+        if (taken == SourceCounts.ALL_FULL && makeRoom()) {
+            // The closed connection's thread gives its place back as it ends, at once.
+            taken = admitted.awaitAcquire(source, perAddressCap(), config.maxConnections(), ROOM_WAIT_NS);
+        }
         if (taken != SourceCounts.TAKEN) {
             refuse(channel, connectionId, RefusalCode.SERVER_BUSY, taken == SourceCounts.ALL_FULL
                     ? "the server is at its cap of " + config.maxConnections() + " connections"
@@ -406,6 +432,35 @@ public final class BootstrapServer implements OflServer {
             return null;
         }
         return hello;
+    }
+
+    /**
+     * At the connection cap, closes the longest-serving connection that has sent no request since
+     * its WELCOME for the bootstrap timeout: a client that connects and never asks must not keep a
+     * new one out (docs/PROTOCOL.md 3.4.1). One that asked even once keeps its place until the
+     * idle timeout.
+     *
+     * @return {@code true} if a connection was closed
+     */
+    private boolean makeRoom() {
+        Connection oldest = oldestUnused();
+        return oldest != null && oldest.giveWay();
+    }
+
+    /** The longest-serving connection that may give way now, or {@code null}. */
+    private Connection oldestUnused() {
+        long nowNs = config.clock().nanoTime();
+        long graceNs = config.bootstrapTimeout().toNanos();
+        Connection oldest = null;
+        long oldestSince = Long.MAX_VALUE;
+        for (Connection connection : running.keySet()) {
+            long since = connection.unusedSince(nowNs, graceNs);
+            if (since < oldestSince) {
+                oldest = connection;
+                oldestSince = since;
+            }
+        }
+        return oldest;
     }
 
     /**

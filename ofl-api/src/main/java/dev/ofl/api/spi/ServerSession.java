@@ -52,6 +52,8 @@ final class ServerSession implements BootstrapServer.Connection {
     private long activitySeen = -1;
     private long activitySeenSinceNs;
     private volatile boolean closedForIdleness;
+    /** When the WELCOME was sent, on the server's clock. */
+    private volatile long servingSinceNs;
     private final DrainGate drain = new DrainGate();
     private final MessageHeader header = new MessageHeader();
     private final RangeCursor ranges = new RangeCursor();
@@ -117,6 +119,7 @@ final class ServerSession implements BootstrapServer.Connection {
             response = new Response(transport.staging(), transport.pieceBytes());
             server.welcome(channel, welcome);
             transport.start();
+            servingSinceNs = server.config().clock().nanoTime();
             serving = true;
             LOG.debug("connection {} from {} accepted with {}", id, peer, limits);
             serve();
@@ -164,6 +167,24 @@ final class ServerSession implements BootstrapServer.Connection {
                     + " ms)");
             forceClose();
         }
+    }
+
+    @Override
+    public long unusedSince(long nowNs, long graceNs) {
+        long since = servingSinceNs;
+        return serving && activity == 0 && nowNs - since >= graceNs ? since : Long.MAX_VALUE;
+    }
+
+    @Override
+    public boolean giveWay() {
+        if (activity != 0 || !drain.closeIfIdle()) {
+            return false;
+        }
+        closedForIdleness = true;
+        server.infoRepeated("made room", "closing connection " + id + " from " + peer + ": at the connection cap, "
+                + "a new client takes the place of one that sent no request since it connected");
+        forceClose();
+        return true;
     }
 
     private void ended(Exception e) {

@@ -37,8 +37,34 @@ final class SourceCounts {
         return TAKEN;
     }
 
+    /**
+     * Takes a place as {@link #tryAcquire} does, waiting up to {@code timeoutNs} while every place
+     * is taken (a place is being given back).
+     *
+     * @return {@link #TAKEN}, {@link #SOURCE_FULL} or {@link #ALL_FULL}
+     */
+    synchronized int awaitAcquire(InetAddress source, int perSource, int all, long timeoutNs) {
+        long deadlineNs = System.nanoTime() + timeoutNs;
+        int taken = tryAcquire(source, perSource, all);
+        while (taken == ALL_FULL) {
+            long leftNs = deadlineNs - System.nanoTime();
+            if (leftNs <= 0) {
+                break;
+            }
+            try {
+                wait(Math.max(1, leftNs / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            taken = tryAcquire(source, perSource, all);
+        }
+        return taken;
+    }
+
     /** Gives back a place {@link #tryAcquire} took for the source. */
     synchronized void release(InetAddress source) {
+        notifyAll();
         Integer count = bySource.get(source);
         if (count == null) {
             throw new IllegalStateException("no place taken for " + source);
