@@ -23,6 +23,8 @@ import java.util.Objects;
  * <tr><td>idleStrategy</td><td>{@link IdleStrategy#BUSY_SPIN}</td><td>between empty polls in busy-poll mode</td></tr>
  * <tr><td>clock</td><td>{@link NanoClock#SYSTEM}</td><td>the server's deadlines and log intervals</td></tr>
  * <tr><td>properties</td><td>empty</td><td>backend-specific settings</td></tr>
+ * <tr><td>handlerErrorListener</td><td>(the server's log)</td><td>told about every exception a handler
+ * throws; see {@link HandlerErrorListener}</td></tr>
  * </table>
  *
  * @param backend the backend's name, stored in lower case: names match without regard to case, and
@@ -37,10 +39,13 @@ import java.util.Objects;
  * @param idleStrategy what busy polling does between empty polls
  * @param properties backend-specific settings
  * @param clock the clock of the server's deadlines and log intervals
+ * @param handlerErrorListener told about handler failures, or {@code null} for the server's own
+ * log (the first failure of each kind with its stack trace, repeats counted)
  */
 public record ServerConfig(String backend, InetSocketAddress bind, String serviceName, Limits limits,
         int maxConnections, Duration bootstrapTimeout, Duration drainTimeout, WaitMode waitMode,
-        IdleStrategy idleStrategy, Map<String, String> properties, NanoClock clock) {
+        IdleStrategy idleStrategy, Map<String, String> properties, NanoClock clock,
+        HandlerErrorListener handlerErrorListener) {
 
     /**
      * Validates the settings.
@@ -105,6 +110,7 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         private IdleStrategy idleStrategy = IdleStrategy.BUSY_SPIN;
         private Map<String, String> properties = Map.of();
         private NanoClock clock = NanoClock.SYSTEM;
+        private HandlerErrorListener handlerErrorListener;
 
         private Builder() {
         }
@@ -232,6 +238,18 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         }
 
         /**
+         * Replaces the server's log of handler failures with a listener, for example to count
+         * them in the application's metrics or to fail a test.
+         *
+         * @param handlerErrorListener a thread-safe listener, called on connection threads
+         * @return this builder
+         */
+        public Builder handlerErrorListener(HandlerErrorListener handlerErrorListener) {
+            this.handlerErrorListener = Objects.requireNonNull(handlerErrorListener, "handlerErrorListener");
+            return this;
+        }
+
+        /**
          * Builds and validates the configuration.
          *
          * @return the configuration
@@ -239,7 +257,7 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
          */
         public ServerConfig build() {
             return new ServerConfig(backend, bind, serviceName, limits, maxConnections, bootstrapTimeout,
-                    drainTimeout, waitMode, idleStrategy, properties, clock);
+                    drainTimeout, waitMode, idleStrategy, properties, clock, handlerErrorListener);
         }
     }
 }
