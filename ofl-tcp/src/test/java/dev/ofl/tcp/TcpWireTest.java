@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.ofl.api.ClientConfig;
 import dev.ofl.api.IdleStrategy;
 import dev.ofl.api.Limits;
+import dev.ofl.api.NanoClock;
 import dev.ofl.api.Ofl;
 import dev.ofl.api.OflClient;
 import dev.ofl.api.OflConnectionException;
@@ -16,6 +17,7 @@ import dev.ofl.api.RefusalCode;
 import dev.ofl.api.Region;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
+import dev.ofl.api.spi.BootstrapIo;
 import dev.ofl.api.spi.RangeCursor;
 import dev.ofl.api.spi.ResponseSink;
 import dev.ofl.api.wire.Bootstrap;
@@ -38,6 +40,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -180,13 +183,7 @@ class TcpWireTest {
     }
 
     private static byte[] readFully(SocketChannel channel, int length) throws IOException {
-        ByteBuffer buffer = ByteBuffer.allocate(length);
-        while (buffer.hasRemaining()) {
-            if (channel.read(buffer) < 0) {
-                throw new EOFException("closed after " + buffer.position() + " of " + length + " bytes");
-            }
-        }
-        return buffer.array();
+        return BootstrapIo.readFully(channel, length, System.nanoTime() + 10 * SECOND_NS, NanoClock.SYSTEM);
     }
 
     private static void writeFully(SocketChannel channel, byte[] bytes, int from, int to) throws IOException {
@@ -235,6 +232,15 @@ class TcpWireTest {
         throw new AssertionError("no poll reported work within 10 s");
     }
 
+    /** Polls until {@code done} holds, within a deadline. */
+    private static void pollUntil(TcpClientTransport transport, Sink sink, BooleanSupplier done, String what) {
+        long deadlineNs = System.nanoTime() + 10 * SECOND_NS;
+        while (!done.getAsBoolean()) {
+            assertTrue(System.nanoTime() - deadlineNs < 0, what + " did not happen within 10 s");
+            poll(transport, sink);
+        }
+    }
+
     private static int poll(TcpClientTransport transport, ResponseSink sink) {
         try {
             return transport.poll(sink);
@@ -275,16 +281,9 @@ class TcpWireTest {
         Sink sink = new Sink(pieceBytes);
         byte[] wire = response(pieceBytes);
         writeFully(peer, wire, 0, firstWrite);
-        long deadlineNs = System.nanoTime() + 10 * SECOND_NS;
-        while (sink.cursor.consumed() < pieceBytes) {
-            assertTrue(System.nanoTime() - deadlineNs < 0, "the piece was not placed within 10 s");
-            transport.poll(sink);
-        }
+        pollUntil(transport, sink, () -> sink.cursor.consumed() == pieceBytes, "placing the piece");
         writeFully(peer, wire, firstWrite, wire.length);
-        while (sink.completions.isEmpty()) {
-            assertTrue(System.nanoTime() - deadlineNs < 0, "the response did not complete within 10 s");
-            transport.poll(sink);
-        }
+        pollUntil(transport, sink, () -> !sink.completions.isEmpty(), "the completion");
         assertEquals(List.of(expectedCompletion(pieceBytes)), sink.completions);
         assertPlaced(region, pieceBytes);
     }
@@ -307,17 +306,12 @@ class TcpWireTest {
             long placed = sink.cursor.consumed();
             assertEquals(1, pollUntilWork(() -> poll(transport, sink)), "a direct read is one piece of work");
             assertTrue(sink.cursor.consumed() > placed, "bytes went into the range");
-            while (sink.cursor.consumed() < at - MessageHeader.LENGTH) {
-                transport.poll(sink);
-            }
+            long sent = at - MessageHeader.LENGTH;
+            pollUntil(transport, sink, () -> sink.cursor.consumed() == sent, "placing what was sent");
             assertEquals(0, transport.poll(sink), "nothing more arrived");
         }
         writeFully(peer, wire, at, wire.length);
-        long deadlineNs = System.nanoTime() + 10 * SECOND_NS;
-        while (sink.completions.isEmpty()) {
-            assertTrue(System.nanoTime() - deadlineNs < 0, "the response did not complete within 10 s");
-            transport.poll(sink);
-        }
+        pollUntil(transport, sink, () -> !sink.completions.isEmpty(), "the completion");
         assertEquals(List.of(expectedCompletion(pieceBytes)), sink.completions);
         assertPlaced(region, pieceBytes);
     }

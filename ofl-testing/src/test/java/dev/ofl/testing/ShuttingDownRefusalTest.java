@@ -10,6 +10,7 @@ import dev.ofl.api.Ofl;
 import dev.ofl.api.OflServer;
 import dev.ofl.api.RefusalCode;
 import dev.ofl.api.ServerConfig;
+import dev.ofl.api.spi.BootstrapIo;
 import dev.ofl.api.spi.BootstrapServer;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageHeader;
@@ -75,12 +76,7 @@ class ShuttingDownRefusalTest {
     }
 
     private static byte[] readFully(SocketChannel channel, int length) throws IOException {
-        ByteBuffer buffer = ByteBuffer.allocate(length);
-        while (buffer.hasRemaining()) {
-            if (channel.read(buffer) < 0) {
-                throw new IOException("the server closed after " + buffer.position() + " of " + length + " bytes");
-            }
-        }
-        return buffer.array();
+        return BootstrapIo.readFully(channel, length, System.nanoTime() + TimeUnit.SECONDS.toNanos(10),
+                NanoClock.SYSTEM);
     }
 }
