@@ -2,7 +2,6 @@ package dev.ofl.verbs.rdma;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ofl.api.ClientConfig;
@@ -13,39 +12,28 @@ import dev.ofl.api.OflClient;
 import dev.ofl.api.OflServer;
 import dev.ofl.api.OflStatus;
 import dev.ofl.api.Region;
-import dev.ofl.api.RefusalCode;
 import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.spi.BootstrapServer;
 import dev.ofl.api.spi.ClientSession;
-import dev.ofl.api.wire.Bootstrap;
-import dev.ofl.api.wire.TransportKind;
-import dev.ofl.verbs.PathMtu;
 import dev.ofl.verbs.QueuePairAttributes;
-import dev.ofl.verbs.ffm.ibv_mtu;
 import dev.ofl.verbs.ffm.ibv_qp_state;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
  * What the queue pairs of a live connection run with, read back from the device with
  * {@code ibv_query_qp}: the {@code rdma.*} properties (and the {@code ofl.test.rdma.*} ones the test
- * environment passes on), the RNR settings, the path MTU negotiated between two processes whose
- * devices have different MTUs, and that a server's receives are posted before its WELCOME, so
- * that a client for which receiver-not-ready is fatal never meets it.
+ * environment passes on), the RNR settings, and that a server's receives are posted before its
+ * WELCOME, so that a client for which receiver-not-ready is fatal never meets it. The path MTU
+ * between two processes is {@link RdmaPathMtuTest}'s.
  */
 @Timeout(120)
 class RdmaQueuePairTest {
@@ -53,7 +41,6 @@ class RdmaQueuePairTest {
     private static final Limits LIMITS = new Limits(4096, 64 << 10, 4, 16);
     /** The RNR NAK timer both sides ask for: 12 = 0.64 ms (RtrParameters.roce). */
     private static final int MIN_RNR_TIMER = 12;
-    private static final int BIG_ECHO_BYTES = 4000;
 
     /** An echo server whose transports the test can reach, started as the backend starts one. */
     private static final class Server implements AutoCloseable {
@@ -184,61 +171,6 @@ class RdmaQueuePairTest {
             assertEquals(ibv_qp_state.IBV_QPS_RTS, link(client).qp.queryAttributes().state());
         } finally {
             RdmaClientTransport.rnrRetry = saved;
-        }
-    }
-
-    /**
-     * The server runs in another process whose softverbs device has an active MTU of 1024 bytes;
-     * this process's device keeps its own (4096 unless SOFTVERBS_MTU says otherwise). The client's
-     * queue pair must run the smaller of the two, as the server's computes it from the same pair.
-     */
-    @Test
-    void thePathMtuIsTheSmallerActiveMtuOfTwoProcessesEndToEnd() throws Exception {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED",
-                "-Dofl.verbs.library=" + System.getProperty("ofl.verbs.library")));
-        command.addAll(TestEnvironment.jvmOptions());
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), TwoProcessPeer.class.getName(),
-                "server"));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
-        builder.environment().put("SOFTVERBS_MTU", "1024");
-        Process child = builder.start();
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
-                StandardCharsets.UTF_8))) {
-            // Bounded by the class's @Timeout: readLine returns at the child's first line or its exit.
-            String line = out.readLine();
-            assertNotNull(line, "the server process exited without listening");
-            assertTrue(line.startsWith("LISTENING "), line);
-            int port = Integer.parseInt(line.substring("LISTENING ".length()).strip());
-            try (OflClient client = Ofl.connect(TwoProcessTest.clientConfig(
-                    new InetSocketAddress(TestEnvironment.address(), port)));
-                    Arena arena = Arena.ofShared()) {
-                Link link = link(client);
-                int localMtu = PathMtu.fromBytes(link.endpoint(new Bootstrap.Endpoint(RefusalCode.ACCEPTED,
-                        TransportKind.RDMA, "x", Limits.CLIENT_DEFAULTS, 0, 0, null, 0, 0, 0, "", null), 0, 0)
-                        .mtu());
-                int expected = Math.min(localMtu, ibv_mtu.IBV_MTU_1024);
-                assertEquals(expected, PathMtu.pathMtu(localMtu, ibv_mtu.IBV_MTU_1024));
-                QueuePairAttributes attributes = link.qp.queryAttributes();
-                assertEquals(expected, attributes.pathMtu(), "the client's path MTU (local active "
-                        + PathMtu.toBytes(localMtu) + " bytes, server's 1024): " + attributes);
-                Region region = client.registerRegion(arena.allocate(BIG_ECHO_BYTES));
-                // Several packets per request and per response at this MTU: the bytes cross intact.
-                for (int i = 0; i < BIG_ECHO_BYTES; i++) {
-                    client.requestPayload().set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + 1));
-                }
-                Completion completion = new Completion();
-                assertEquals(OflStatus.OK, client.call(1, 0, BIG_ECHO_BYTES, ResponseRanges.of(region),
-                        TestEnvironment.nanos(10), completion), completion::toString);
-                assertEquals(BIG_ECHO_BYTES, completion.responseLength());
-                for (int i = 0; i < BIG_ECHO_BYTES; i++) {
-                    assertEquals((byte) (i * 7 + 1), region.segment().get(ValueLayout.JAVA_BYTE, i), "byte " + i);
-                }
-            }
-        } finally {
-            child.destroyForcibly();
-            assertTrue(child.waitFor(TestEnvironment.seconds(30), TimeUnit.SECONDS), "the server process ended");
         }
     }
 }
