@@ -1,10 +1,16 @@
 package dev.ofl.api;
 
+import dev.ofl.api.internal.ApiAccess;
+
 /**
  * A reusable holder that {@link OflClient#await} fills with the outcome of one request, so that the
  * hot path allocates nothing. Not thread-safe: owned by the thread that uses the client.
  */
 public final class Completion {
+    static {
+        ApiAccess.install(new EngineMembers());
+    }
+
     private long ticket = -1;
     private int status = -1;
     private int handlerStatus;
@@ -14,15 +20,8 @@ public final class Completion {
     public Completion() {
     }
 
-    /**
-     * Fills the holder; for backends.
-     *
-     * @param ticket the ticket that completed
-     * @param status an {@link OflStatus} value
-     * @param handlerStatus the handler's status (non-zero only for {@link OflStatus#REFUSED})
-     * @param responseLength bytes placed into the ranges (zero unless {@link OflStatus#OK})
-     */
-    public void set(long ticket, int status, int handlerStatus, long responseLength) {
+    // Package-private so that only the engine, through ApiAccess, reports an outcome.
+    void set(long ticket, int status, int handlerStatus, long responseLength) {
         this.ticket = ticket;
         this.status = status;
         this.handlerStatus = handlerStatus;

@@ -17,14 +17,9 @@ public final class Region {
     private final int id;
     private final MemorySegment segment;
 
-    /**
-     * Creates a region handle; for backends.
-     *
-     * @param owner the client that registered it
-     * @param id a small index unique within the owner
-     * @param segment the registered host memory (a native segment)
-     */
-    public Region(Object owner, int id, MemorySegment segment) {
+    // Package-private so that a handle only comes from registerRegion (through ApiAccess): a region
+    // cannot be forged from the outside.
+    Region(Object owner, int id, MemorySegment segment) {
         this.owner = Objects.requireNonNull(owner, "owner");
         this.id = id;
         this.segment = Objects.requireNonNull(segment, "segment");

@@ -34,6 +34,8 @@ import java.util.Objects;
  * is refused with SERVER_BUSY</td></tr>
  * <tr><td>maxPendingPerAddress</td><td>16</td><td>sockets from one source address still sending their HELLO;
  * beyond it new ones are refused with SERVER_BUSY</td></tr>
+ * <tr><td>handlerErrorListener</td><td>(the server's log)</td><td>told about every exception a handler
+ * throws; see {@link HandlerErrorListener}</td></tr>
  * </table>
  *
  * <p>The bootstrap timeout bounds the wait for a client's HELLO (its first byte to its last): a
@@ -58,11 +60,14 @@ import java.util.Objects;
  * @param maxConnectionsPerAddress the most concurrent accepted connections from one source address
  * @param maxPendingHandshakes the most sockets whose HELLO is still arriving
  * @param maxPendingPerAddress the most sockets from one source address whose HELLO is still arriving
+ * @param handlerErrorListener told about handler failures, or {@code null} for the server's own
+ * log (the first failure of each kind with its stack trace, repeats counted)
  */
 public record ServerConfig(String backend, InetSocketAddress bind, String serviceName, Limits limits,
         int maxConnections, Duration bootstrapTimeout, Duration drainTimeout, WaitMode waitMode,
         IdleStrategy idleStrategy, Map<String, String> properties, NanoClock clock, PeerKeys authentication,
-        Duration idleTimeout, int maxConnectionsPerAddress, int maxPendingHandshakes, int maxPendingPerAddress) {
+        Duration idleTimeout, int maxConnectionsPerAddress, int maxPendingHandshakes, int maxPendingPerAddress,
+        HandlerErrorListener handlerErrorListener) {
 
     /**
      * Validates the settings.
@@ -143,6 +148,7 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         private int maxConnectionsPerAddress = 64;
         private int maxPendingHandshakes = 256;
         private int maxPendingPerAddress = 16;
+        private HandlerErrorListener handlerErrorListener;
 
         private Builder() {
         }
@@ -339,6 +345,18 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         }
 
         /**
+         * Replaces the server's log of handler failures with a listener, for example to count
+         * them in the application's metrics or to fail a test.
+         *
+         * @param handlerErrorListener a thread-safe listener, called on connection threads
+         * @return this builder
+         */
+        public Builder handlerErrorListener(HandlerErrorListener handlerErrorListener) {
+            this.handlerErrorListener = Objects.requireNonNull(handlerErrorListener, "handlerErrorListener");
+            return this;
+        }
+
+        /**
          * Builds and validates the configuration.
          *
          * @return the configuration
@@ -347,7 +365,7 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         public ServerConfig build() {
             return new ServerConfig(backend, bind, serviceName, limits, maxConnections, bootstrapTimeout,
                     drainTimeout, waitMode, idleStrategy, properties, clock, authentication, idleTimeout,
-                    maxConnectionsPerAddress, maxPendingHandshakes, maxPendingPerAddress);
+                    maxConnectionsPerAddress, maxPendingHandshakes, maxPendingPerAddress, handlerErrorListener);
         }
     }
 }

@@ -89,6 +89,13 @@ class ArchitectureTest {
     }
 
     @Test
+    void theEngineBackdoorIsUsedOnlyInsideTheApiModuleAndTheMicroBenchmarks() {
+        classes().that().resideInAPackage("dev.ofl.api.internal..")
+                .should().onlyHaveDependentClassesThat().resideInAnyPackage("dev.ofl.api..", "dev.ofl.bench.jmh..")
+                .check(classes);
+    }
+
+    @Test
     void nothingUsesUnsafe() {
         noClasses().should().dependOnClassesThat().resideInAnyPackage("sun.misc..", "jdk.internal..")
                 .check(classes);

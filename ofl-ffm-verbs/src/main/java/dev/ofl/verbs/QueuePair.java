@@ -165,22 +165,49 @@ public final class QueuePair extends OwnedResource {
      * @throws VerbsException if the query fails
      */
     public int queryState() {
-        ensureOpen();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment attr = ibv_qp_attr.allocate(arena);
-            MemorySegment init = ibv_qp_init_attr.allocate(arena);
-            int rc;
-            try {
-                rc = (int) Verbs.IBV_QUERY_QP.invokeExact(domain.context().library().address(VerbsFunction.IBV_QUERY_QP),
-                        qp, attr, ibv_qp_attr_mask.IBV_QP_STATE, init);
-            } catch (Throwable t) {
-                throw Native.unchecked(t);
-            }
-            if (rc != 0) {
-                throw VerbsException.returned("ibv_query_qp", rc, "qp " + qpNumber + ", mask IBV_QP_STATE",
-                        "none; the queue pair or its device is gone: reconnect");
-            }
-            return ibv_qp_attr.qp_state(attr);
+            return ibv_qp_attr.qp_state(query(arena, ibv_qp_attr_mask.IBV_QP_STATE));
+        }
+    }
+
+    /** {@code ibv_query_qp} into a {@code struct ibv_qp_attr} allocated from {@code arena}. */
+    private MemorySegment query(Arena arena, int mask) {
+        ensureOpen();
+        MemorySegment attr = ibv_qp_attr.allocate(arena);
+        MemorySegment init = ibv_qp_init_attr.allocate(arena);
+        int rc;
+        try {
+            rc = (int) Verbs.IBV_QUERY_QP.invokeExact(domain.context().library().address(VerbsFunction.IBV_QUERY_QP),
+                    qp, attr, mask, init);
+        } catch (Throwable t) {
+            throw Native.unchecked(t);
+        }
+        if (rc != 0) {
+            throw VerbsException.returned("ibv_query_qp", rc, "qp " + qpNumber + ", mask 0x" + Integer.toHexString(mask),
+                    "none; the queue pair or its device is gone: reconnect");
+        }
+        return attr;
+    }
+
+    /**
+     * Queries the attributes the connection runs with ({@code ibv_query_qp} with the state, path,
+     * PSN, timeout and retry bits), for checks and diagnostics: not for the data path.
+     *
+     * @return what the device reports
+     * @throws VerbsException if the query fails
+     */
+    public QueuePairAttributes queryAttributes() {
+        int mask = ibv_qp_attr_mask.IBV_QP_STATE | ibv_qp_attr_mask.IBV_QP_PATH_MTU | ibv_qp_attr_mask.IBV_QP_DEST_QPN
+                | ibv_qp_attr_mask.IBV_QP_SQ_PSN | ibv_qp_attr_mask.IBV_QP_RQ_PSN | ibv_qp_attr_mask.IBV_QP_TIMEOUT
+                | ibv_qp_attr_mask.IBV_QP_RETRY_CNT | ibv_qp_attr_mask.IBV_QP_RNR_RETRY
+                | ibv_qp_attr_mask.IBV_QP_MIN_RNR_TIMER;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = query(arena, mask);
+            return new QueuePairAttributes(ibv_qp_attr.qp_state(attr), ibv_qp_attr.path_mtu(attr),
+                    ibv_qp_attr.dest_qp_num(attr), ibv_qp_attr.sq_psn(attr), ibv_qp_attr.rq_psn(attr),
+                    Byte.toUnsignedInt(ibv_qp_attr.timeout(attr)), Byte.toUnsignedInt(ibv_qp_attr.retry_cnt(attr)),
+                    Byte.toUnsignedInt(ibv_qp_attr.rnr_retry(attr)),
+                    Byte.toUnsignedInt(ibv_qp_attr.min_rnr_timer(attr)));
         }
     }
 

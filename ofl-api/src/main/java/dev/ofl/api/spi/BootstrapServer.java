@@ -1,5 +1,6 @@
 package dev.ofl.api.spi;
 
+import dev.ofl.api.HandlerErrorListener;
 import dev.ofl.api.Limits;
 import dev.ofl.api.OflException;
 import dev.ofl.api.OflHandler;
@@ -550,14 +551,25 @@ public final class BootstrapServer implements OflServer {
     }
 
     /**
-     * Reports a handler that threw, through the handler-error log: the first of each distinct
-     * failure with its stack trace, repeats counted.
+     * Reports a handler that threw to the configured {@link dev.ofl.api.HandlerErrorListener}, or
+     * without one through the handler-error log: the first of each distinct failure with its stack
+     * trace, repeats counted. A listener that throws is logged the same way and harms nothing.
      *
      * @param request the request the handler failed on
      * @param failure what it threw
      */
     void handlerFailed(OflRequest request, Exception failure) {
-        handlerErrors.record(request, failure);
+        HandlerErrorListener listener = config.handlerErrorListener();
+        if (listener == null) {
+            handlerErrors.record(request, failure);
+            return;
+        }
+        try {
+            listener.handlerFailed(request, failure);
+        } catch (RuntimeException listenerFailure) {
+            listenerFailure.addSuppressed(failure);
+            handlerErrors.record(request, listenerFailure);
+        }
     }
 
     /**

@@ -12,6 +12,7 @@ import dev.ofl.api.OflStatus;
 import dev.ofl.api.Region;
 import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.WaitMode;
+import dev.ofl.api.internal.ApiAccess;
 import dev.ofl.api.spi.ClientCounters.Counter;
 import dev.ofl.api.wire.MessageChecks;
 import dev.ofl.api.wire.MessageHeader;
@@ -44,6 +45,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ClientSession implements OflClient {
     private static final Logger LOG = LoggerFactory.getLogger(ClientSession.class);
+    private static final ApiAccess.Members API = ApiAccess.members();
 
     private final ClientConfig config;
     private final Limits limits;
@@ -167,7 +169,7 @@ public final class ClientSession implements OflClient {
         if (!segment.isNative()) {
             throw new IllegalArgumentException("regions must be native (off-heap) memory; allocate it from an Arena");
         }
-        Region region = new Region(this, regions.size(), segment);
+        Region region = API.newRegion(this, regions.size(), segment);
         if (brokenReason == null) {
             transport.register(region);
         }
@@ -281,7 +283,7 @@ public final class ClientSession implements OflClient {
                     // The transport is broken before we return: from now on nothing lands in any range.
                     breakConnection(Counter.TIMEOUTS, "ticket " + ticket + " timed out");
                     release(slot);
-                    completion.set(ticket, OflStatus.TIMED_OUT, 0, 0);
+                    API.complete(completion, ticket, OflStatus.TIMED_OUT, 0, 0);
                     return OflStatus.TIMED_OUT;
                 }
                 if (Thread.currentThread().isInterrupted()) {
@@ -316,7 +318,7 @@ public final class ClientSession implements OflClient {
             case OflStatus.REFUSED -> Counter.REFUSED;
             default -> Counter.HANDLER_FAILURES;
         });
-        completion.set(ticket, status, handlerStatuses[slot], status == OflStatus.OK ? lengths[slot] : 0);
+        API.complete(completion, ticket, status, handlerStatuses[slot], status == OflStatus.OK ? lengths[slot] : 0);
         release(slot);
         return status;
     }

@@ -35,6 +35,8 @@ final class ServerSession implements BootstrapServer.Connection {
     private static final Logger LOG = LoggerFactory.getLogger(ServerSession.class);
 
     private final BootstrapServer server;
+    /** Set once the bootstrap is over; until then draining leaves the socket to the bootstrap. */
+    private volatile boolean serving;
     private final OflHandler handler;
     private final SocketChannel channel;
     private final ServerTransport transport;
@@ -122,6 +124,7 @@ final class ServerSession implements BootstrapServer.Connection {
             servingSinceNs = server.config().clock().nanoTime();
             serving = true;
             LOG.debug("connection {} from {} accepted with {}", id, peer, limits);
+            serving = true;
             serve();
         } catch (ProtocolException e) {
             server.counters().protocolViolation();
@@ -244,7 +247,10 @@ final class ServerSession implements BootstrapServer.Connection {
 
     @Override
     public void closeIfIdle() {
-        if (drain.closeIfIdle()) {
+        // A connection still in its bootstrap is left to finish it (bounded by the bootstrap and
+        // drain timeouts): a HELLO read from now on is refused with SHUTTING_DOWN rather than cut
+        // off, and one accepted already meets the closed gate before its first request.
+        if (drain.closeIfIdle() && serving) {
             forceClose();
         }
     }

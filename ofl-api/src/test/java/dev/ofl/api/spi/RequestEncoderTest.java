@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.ofl.api.Limits;
 import dev.ofl.api.Region;
 import dev.ofl.api.ResponseRanges;
+import dev.ofl.api.internal.ApiAccess;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.MessageType;
 import dev.ofl.api.wire.RangeDescriptor;
@@ -33,7 +34,7 @@ class RequestEncoderTest {
     }
 
     private Region register(long bytes) {
-        Region region = new Region(owner, regions.size(), arena.allocate(bytes));
+        Region region = ApiAccess.members().newRegion(owner, regions.size(), arena.allocate(bytes));
         regions.add(region);
         return region;
     }
@@ -74,9 +75,9 @@ class RequestEncoderTest {
     @Test
     void rangesMustLieInRegionsOfThisClient() {
         Region mine = register(64);
-        Region foreign = new Region(new Object(), 0, arena.allocate(64));
-        Region unknownId = new Region(owner, 1, arena.allocate(64));
-        Region impostor = new Region(owner, 0, arena.allocate(64));
+        Region foreign = ApiAccess.members().newRegion(new Object(), 0, arena.allocate(64));
+        Region unknownId = ApiAccess.members().newRegion(owner, 1, arena.allocate(64));
+        Region impostor = ApiAccess.members().newRegion(owner, 0, arena.allocate(64));
         for (Region bad : List.of(foreign, unknownId, impostor)) {
             ResponseRanges ranges = new ResponseRanges().add(mine, 0, 8).add(bad, 0, 8);
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> check(0, ranges));

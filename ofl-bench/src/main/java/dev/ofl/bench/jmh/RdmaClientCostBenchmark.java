@@ -3,6 +3,7 @@ package dev.ofl.bench.jmh;
 import dev.ofl.api.Limits;
 import dev.ofl.api.Region;
 import dev.ofl.api.ResponseRanges;
+import dev.ofl.api.internal.ApiAccess;
 import dev.ofl.api.spi.RequestEncoder;
 import dev.ofl.api.wire.MessageChecks;
 import dev.ofl.api.wire.MessageHeader;
@@ -147,7 +148,8 @@ public class RdmaClientCostBenchmark {
         ring = arena.allocate(MessageHeader.LENGTH, 4096);
         pd.register(ring, remoteWritable);
 
-        Region region = new Region(this, 0, regionMemory);
+        // The engine's region factory: this benchmark drives the encoder without a client session.
+        Region region = ApiAccess.members().newRegion(this, 0, regionMemory);
         regions = List.of(region);
         ranges = new ResponseRanges().add(region, 0, RESPONSE_BYTES);
         addressing = new RequestEncoder.RangeAddressing() {

@@ -54,6 +54,12 @@ final class RdmaClientTransport implements ClientTransport {
             | ibv_access_flags.IBV_ACCESS_REMOTE_WRITE;
     private static final int MAX_INLINE = 256;
 
+    /**
+     * How often a client retries a server that is not ready to receive. The server posts its
+     * receives before its WELCOME, so a retry should never be needed; tests set 0 to make one fatal.
+     */
+    static volatile int rnrRetry = RdmaSettings.RNR_RETRY_FOREVER;
+
     private final ClientConfig config;
     private final Limits limits;
     private final RdmaSettings settings;
@@ -138,7 +144,7 @@ final class RdmaClientTransport implements ClientTransport {
             Bootstrap.Endpoint welcome = ClientBootstrap.exchange(channel, server, hello, deadlineNs, config.clock(),
                     config.authentication());
             try {
-                created.connect(welcome, settings, RdmaSettings.RNR_RETRY_FOREVER);
+                created.connect(welcome, settings, rnrRetry);
             } catch (IllegalArgumentException e) {
                 throw new OflException("server " + server + " sent unusable queue-pair parameters: "
                         + e.getMessage(), e);

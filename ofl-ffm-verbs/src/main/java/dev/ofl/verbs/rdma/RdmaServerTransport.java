@@ -158,6 +158,11 @@ final class RdmaServerTransport implements ServerTransport {
         LOG.debug("qp {} serving", link.qp.qpNumber());
     }
 
+    /** The connection's link once {@link #accept} set it up; for tests. */
+    Link link() {
+        return link;
+    }
+
     @Override
     public int receiveSlots() {
         return limits.maxInFlight();
