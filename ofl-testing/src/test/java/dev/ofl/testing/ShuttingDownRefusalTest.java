@@ -1,13 +1,11 @@
 package dev.ofl.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ofl.api.Limits;
 import dev.ofl.api.NanoClock;
 import dev.ofl.api.Ofl;
-import dev.ofl.api.OflServer;
 import dev.ofl.api.RefusalCode;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.spi.BootstrapIo;
@@ -21,15 +19,15 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A HELLO that arrives while the server closes is answered with {@link RefusalCode#SHUTTING_DOWN},
- * not cut off: forced without a race, by sending the HELLO only once the connection's thread is
- * waiting for it and {@code close()} has begun.
+ * A client that connected while the server closes is answered with
+ * {@link RefusalCode#SHUTTING_DOWN}, not cut off: forced without a race, by sending the HELLO only
+ * once the server holds the socket as a pending handshake and {@code close()} has begun.
  */
 @Timeout(60)
 class ShuttingDownRefusalTest {
@@ -38,29 +36,15 @@ class ShuttingDownRefusalTest {
 
     @Test
     void aHelloArrivingWhileTheServerClosesIsRefusedWithShuttingDown() throws Exception {
-        CountDownLatch bootstrapStarted = new CountDownLatch(1);
-        // The connection thread's first act is to read the clock for its bootstrap deadline: the
-        // moment the socket is accepted and its HELLO awaited.
-        NanoClock clock = () -> {
-            if (Thread.currentThread().getName().contains("-conn-")) {
-                bootstrapStarted.countDown();
-            }
-            return System.nanoTime();
-        };
         ServerConfig config = ServerConfig.builder().backend(FakeBackend.NAME)
-                .bind(new InetSocketAddress("127.0.0.1", 0)).serviceName(SERVICE).limits(LIMITS).clock(clock)
+                .bind(new InetSocketAddress("127.0.0.1", 0)).serviceName(SERVICE).limits(LIMITS)
                 .bootstrapTimeout(Duration.ofSeconds(30)).drainTimeout(Duration.ofSeconds(30)).build();
-        OflServer server = Ofl.serve(config, (request, response) -> 0);
+        BootstrapServer server = (BootstrapServer) Ofl.serve(config, (request, response) -> 0);
         CompletableFuture<Void> closed;
         try (SocketChannel channel = SocketChannel.open(server.localAddress())) {
-            assertTrue(bootstrapStarted.await(10, TimeUnit.SECONDS), "the server accepted the socket");
+            awaitTrue(() -> server.pendingHandshakes() == 1, "the server holds the socket as a pending handshake");
             closed = CompletableFuture.runAsync(server::close);
-            long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!((BootstrapServer) server).closing()) {
-                assertTrue(System.nanoTime() - deadlineNs < 0, "close() began");
-                Thread.onSpinWait();
-            }
-            assertFalse(closed.isDone(), "close() waits for the connection in its bootstrap");
+            awaitTrue(server::closing, "close() began");
             Bootstrap.Endpoint hello = new Bootstrap.Endpoint(RefusalCode.ACCEPTED, TransportKind.IN_PROCESS, SERVICE,
                     LIMITS, 0, 0, null, 0, 0, 0, "", null);
             channel.write(ByteBuffer.wrap(Bootstrap.encode(Bootstrap.HELLO, hello)));
@@ -73,6 +57,15 @@ class ShuttingDownRefusalTest {
         }
         closed.get(10, TimeUnit.SECONDS);
         assertEquals(0, server.connectionCount());
+        assertEquals(1, server.statistics().connectionsRefused());
+    }
+
+    private static void awaitTrue(BooleanSupplier condition, String what) {
+        long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() - deadlineNs < 0, what);
+            Thread.onSpinWait();
+        }
     }
 
     private static byte[] readFully(SocketChannel channel, int length) throws IOException {

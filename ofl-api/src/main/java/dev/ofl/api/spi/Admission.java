@@ -19,6 +19,8 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The listener's one thread: accepts sockets and reads each one's HELLO frame and body on
@@ -46,6 +48,7 @@ import java.util.List;
  * <p>Only {@link #handshakeDecided} and {@link #wakeup} are called from other threads.
  */
 final class Admission implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(Admission.class);
     /** How long a refusal's socket is kept so that the answer is read before the close. */
     static final long LINGER_NS = 200_000_000L;
     /** The longest select: periodic work and an injected clock's jumps are noticed this often. */
@@ -145,7 +148,42 @@ final class Admission implements Runnable {
                 server.listenerFailed(e);
             }
         } finally {
-            closeAll();
+            try {
+                refuseWhileClosing();
+            } catch (IOException | RuntimeException e) {
+                LOG.debug("answering pending handshakes while closing failed: {}", e.toString());
+            } finally {
+                closeAll();
+            }
+        }
+    }
+
+    /**
+     * The server is closing: every handshake not yet decided on gets SHUTTING_DOWN, at once and
+     * whether or not its HELLO has arrived, and the refusals linger as usual (bounded by
+     * {@link #LINGER_NS}), so that a client connecting while the server closes learns why.
+     */
+    private void refuseWhileClosing() throws IOException {
+        if (!selector.isOpen()) {
+            return;
+        }
+        acceptKey.cancel();
+        // Deregisters the cancelled keys (the acceptor's, and those of HELLOs that arrived), so
+        // that the arrived sockets can be registered again for their refusal.
+        selector.selectNow(key -> { });
+        for (Peer peer : new ArrayList<>(pending)) {
+            refuse(peer, RefusalCode.SHUTTING_DOWN, "the server is shutting down");
+        }
+        for (Peer peer : arrived) {
+            pendingPlaces.release(peer.source);
+            peer.key = null;
+            refuse(peer, RefusalCode.SHUTTING_DOWN, "the server is shutting down");
+        }
+        arrived.clear();
+        long untilNs = clock.nanoTime() + LINGER_NS;
+        while (!refusing.isEmpty() && clock.nanoTime() - untilNs < 0) {
+            selector.select(this::ready, waitMs(clock.nanoTime()));
+            tick(clock.nanoTime());
         }
     }
 

@@ -35,8 +35,6 @@ final class ServerSession implements BootstrapServer.Connection {
     private static final Logger LOG = LoggerFactory.getLogger(ServerSession.class);
 
     private final BootstrapServer server;
-    /** Set once the bootstrap is over; until then draining leaves the socket to the bootstrap. */
-    private volatile boolean serving;
     private final OflHandler handler;
     private final SocketChannel channel;
     private final ServerTransport transport;
@@ -46,7 +44,10 @@ final class ServerSession implements BootstrapServer.Connection {
     private final byte[] helloMessage;
     private Bootstrap.Endpoint hello;
     private boolean admitted;
-    /** Set once the WELCOME was sent: only then does the idle timeout apply. */
+    /**
+     * Set once the WELCOME was sent: only then does the idle timeout apply, and until then draining
+     * leaves the socket to the bootstrap.
+     */
     private volatile boolean serving;
     /** Moves at each handler's start and end, so that the listener can tell an idle connection. */
     private volatile long activity;
@@ -124,7 +125,6 @@ final class ServerSession implements BootstrapServer.Connection {
             servingSinceNs = server.config().clock().nanoTime();
             serving = true;
             LOG.debug("connection {} from {} accepted with {}", id, peer, limits);
-            serving = true;
             serve();
         } catch (ProtocolException e) {
             server.counters().protocolViolation();
