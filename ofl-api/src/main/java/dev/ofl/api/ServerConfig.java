@@ -23,6 +23,10 @@ import java.util.Objects;
  * <tr><td>idleStrategy</td><td>{@link IdleStrategy#BUSY_SPIN}</td><td>between empty polls in busy-poll mode</td></tr>
  * <tr><td>clock</td><td>{@link NanoClock#SYSTEM}</td><td>the server's deadlines and log intervals</td></tr>
  * <tr><td>properties</td><td>empty</td><td>backend-specific settings</td></tr>
+ * <tr><td>stagingBudgetBytes</td><td>the larger of 64 MiB and the limits' {@code maxResponseBytes}</td><td>response
+ * staging memory shared by all connections, committed when the first response needs it</td></tr>
+ * <tr><td>stagingTimeout</td><td>1 s</td><td>how long a response waits for staging before it is answered
+ * {@code BUSY}</td></tr>
  * </table>
  *
  * @param backend the backend's name, stored in lower case: names match without regard to case, and
@@ -37,10 +41,19 @@ import java.util.Objects;
  * @param idleStrategy what busy polling does between empty polls
  * @param properties backend-specific settings
  * @param clock the clock of the server's deadlines and log intervals
+ * @param stagingBudgetBytes the most response staging memory all connections share; at least the
+ * limits' {@code maxResponseBytes}, so that every response a client may ask for can be staged
+ * @param stagingTimeout how long a response waits for staging memory before the request is
+ * answered with the wire status {@code BUSY} without running the handler
  */
 public record ServerConfig(String backend, InetSocketAddress bind, String serviceName, Limits limits,
         int maxConnections, Duration bootstrapTimeout, Duration drainTimeout, WaitMode waitMode,
-        IdleStrategy idleStrategy, Map<String, String> properties, NanoClock clock) {
+        IdleStrategy idleStrategy, Map<String, String> properties, NanoClock clock, long stagingBudgetBytes,
+        Duration stagingTimeout) {
+    /** The staging budget when none is set and the limits ask for no more: 64 MiB. */
+    public static final long DEFAULT_STAGING_BUDGET_BYTES = 64L << 20;
+    /** The largest staging budget: 64 GiB. */
+    public static final long MAX_STAGING_BUDGET_BYTES = 64L << 30;
 
     /**
      * Validates the settings.
@@ -75,6 +88,13 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         Objects.requireNonNull(idleStrategy, "idleStrategy");
         properties = Map.copyOf(properties);
         Objects.requireNonNull(clock, "clock");
+        if (stagingBudgetBytes < Math.max(1, limits.maxResponseBytes())
+                || stagingBudgetBytes > MAX_STAGING_BUDGET_BYTES) {
+            throw new IllegalArgumentException("stagingBudgetBytes " + stagingBudgetBytes + " must be at least the "
+                    + "limits' maxResponseBytes (" + limits.maxResponseBytes() + ", and at least 1) and at most "
+                    + MAX_STAGING_BUDGET_BYTES + ": raise the budget or lower maxResponseBytes");
+        }
+        positive("stagingTimeout", stagingTimeout);
     }
 
     private static void positive(String name, Duration value) {
@@ -105,6 +125,8 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         private IdleStrategy idleStrategy = IdleStrategy.BUSY_SPIN;
         private Map<String, String> properties = Map.of();
         private NanoClock clock = NanoClock.SYSTEM;
+        private long stagingBudgetBytes = -1;
+        private Duration stagingTimeout = Duration.ofSeconds(1);
 
         private Builder() {
         }
@@ -232,6 +254,32 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         }
 
         /**
+         * Sets the response staging budget: memory shared by every connection, from which each
+         * response borrows its capacity while it is being sent. Unset, it is the larger of
+         * {@value ServerConfig#DEFAULT_STAGING_BUDGET_BYTES} bytes and the limits' {@code maxResponseBytes}.
+         *
+         * @param stagingBudgetBytes at least the limits' {@code maxResponseBytes} (and 1), at most
+         *     {@value ServerConfig#MAX_STAGING_BUDGET_BYTES}
+         * @return this builder
+         */
+        public Builder stagingBudgetBytes(long stagingBudgetBytes) {
+            this.stagingBudgetBytes = stagingBudgetBytes;
+            return this;
+        }
+
+        /**
+         * Bounds how long a response waits for staging memory; past it the request is answered
+         * {@code BUSY} and its handler does not run.
+         *
+         * @param stagingTimeout a positive duration
+         * @return this builder
+         */
+        public Builder stagingTimeout(Duration stagingTimeout) {
+            this.stagingTimeout = stagingTimeout;
+            return this;
+        }
+
+        /**
          * Builds and validates the configuration.
          *
          * @return the configuration
@@ -239,7 +287,10 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
          */
         public ServerConfig build() {
             return new ServerConfig(backend, bind, serviceName, limits, maxConnections, bootstrapTimeout,
-                    drainTimeout, waitMode, idleStrategy, properties, clock);
+                    drainTimeout, waitMode, idleStrategy, properties, clock,
+                    stagingBudgetBytes >= 0 || limits == null ? stagingBudgetBytes
+                            : Math.max(DEFAULT_STAGING_BUDGET_BYTES, limits.maxResponseBytes()),
+                    stagingTimeout);
         }
     }
 }

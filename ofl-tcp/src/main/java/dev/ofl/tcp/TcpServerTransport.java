@@ -7,7 +7,9 @@ import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
 import dev.ofl.api.spi.BootstrapIo;
 import dev.ofl.api.spi.RangeCursor;
+import dev.ofl.api.spi.ServerMemory;
 import dev.ofl.api.spi.ServerTransport;
+import dev.ofl.api.spi.StagingPool;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.MessageType;
@@ -24,8 +26,12 @@ import java.nio.channels.SocketChannel;
  * pieces go out as DATA messages and the completion as a RESPONSE message, small ones copied next
  * to their headers and written in one system call.
  *
- * <p>Memory: the receive buffer, the staging area and the transmit buffer belong to a confined
- * arena of the connection's thread, allocated by {@link #accept} and freed by {@link #close()}.
+ * <p>Memory: the transmit buffer and the receive buffer belong to confined arenas of the
+ * connection's thread, allocated by {@link #accept} and freed by {@link #close()}. The receive
+ * buffer starts at {@value #INITIAL_RX_BYTES} bytes and grows (to a power of two, at most the
+ * negotiated largest request) only when a longer request arrives, so a client that sends no request
+ * costs {@value #INITIAL_RX_BYTES} + {@value #TX_BYTES} bytes. Response bytes are written from the
+ * server's {@link StagingPool}, and their blocks returned to it once written to the socket.
  */
 final class TcpServerTransport implements ServerTransport {
     /**
@@ -38,24 +44,33 @@ final class TcpServerTransport implements ServerTransport {
     private static final int COPY_BYTES = 8 << 10;
     /** A DATA header, a piece of up to COPY_BYTES, and the RESPONSE header. */
     private static final int TX_BYTES = COPY_BYTES + 2 * MessageHeader.LENGTH;
+    /** The receive buffer before any request needs more: a header, a small payload and ranges. */
+    private static final int INITIAL_RX_BYTES = 4096;
 
     private final ServerConfig config;
     private final SocketChannel channel;
     private final IdleStrategy idle;
     private final MessageHeader out = new MessageHeader();
+    private final MessageHeader peek = new MessageHeader();
+    private final StagingPool pool;
     private Arena arena;
+    private Arena rxArena;
+    private long largestRequest;
     private MemorySegment rx;
     private ByteBuffer rxBuffer;
     private int rxEnd;
     private MemorySegment staging;
+    /** This connection's own view of the pool's memory (position and limit are per thread). */
     private ByteBuffer stagingBuffer;
     private MemorySegment tx;
     private ByteBuffer txBuffer;
+    private long committedBytes;
 
-    TcpServerTransport(ServerConfig config, SocketChannel channel) {
+    TcpServerTransport(ServerConfig config, SocketChannel channel, StagingPool pool) {
         this.config = config;
         this.channel = channel;
         this.idle = config.idleStrategy();
+        this.pool = pool;
     }
 
     @Override
@@ -66,12 +81,9 @@ final class TcpServerTransport implements ServerTransport {
     @Override
     public Bootstrap.Endpoint accept(Bootstrap.Endpoint hello) {
         Limits limits = hello.limits();
+        largestRequest = MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges());
         Arena a = Arena.ofConfined();
         try {
-            rx = a.allocate(MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges()), 64);
-            rxBuffer = rx.asByteBuffer();
-            staging = a.allocate(Math.max(1, limits.maxResponseBytes()), 64);
-            stagingBuffer = staging.asByteBuffer();
             tx = a.allocate(TX_BYTES, 64);
             txBuffer = tx.asByteBuffer();
         } catch (RuntimeException | Error e) {
@@ -79,6 +91,8 @@ final class TcpServerTransport implements ServerTransport {
             throw e;
         }
         arena = a;
+        account(TX_BYTES);
+        growReceive((int) Math.min(INITIAL_RX_BYTES, largestRequest));
         return Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, config.serviceName(), limits, "");
     }
 
@@ -100,14 +114,59 @@ final class TcpServerTransport implements ServerTransport {
     }
 
     @Override
-    public MemorySegment staging() {
-        return staging;
+    public StagingPool staging() {
+        return pool;
+    }
+
+    /**
+     * Receive and transmit memory this connection holds now.
+     *
+     * @return bytes
+     */
+    long committedBytes() {
+        return committedBytes;
+    }
+
+    private void account(long bytes) {
+        committedBytes += bytes;
+        ServerMemory.receive(bytes);
+    }
+
+    /** Replaces the receive buffer by one of {@code size} bytes, keeping what was read into it. */
+    private void growReceive(int size) {
+        Arena a = Arena.ofConfined();
+        MemorySegment grown;
+        try {
+            grown = a.allocate(size, 64);
+        } catch (RuntimeException | Error e) {
+            a.close();
+            throw e;
+        }
+        if (rx != null) {
+            MemorySegment.copy(rx, 0, grown, 0, rxEnd);
+            account(-rx.byteSize());
+            rxArena.close();
+        }
+        rxArena = a;
+        rx = grown;
+        rxBuffer = grown.asByteBuffer();
+        account(size);
     }
 
     @Override
     public int nextRequest() throws IOException {
         rxEnd = 0;
         fill(MessageHeader.LENGTH);
+        // Grown now, before the session takes the message: the header is not checked yet, so a
+        // length beyond the negotiated largest request grows nothing (the check refuses it).
+        long described = MessageHeader.requestLength(0, 0);
+        long payload = peek.wrap(rx, 0).payloadLength();
+        if (payload <= largestRequest) {
+            described = MessageHeader.requestLength((int) payload, peek.rangeCount());
+        }
+        if (described > rx.byteSize() && described <= largestRequest) {
+            growReceive((int) Math.min(Long.highestOneBit(described - 1) << 1, largestRequest));
+        }
         return 0;
     }
 
@@ -151,14 +210,31 @@ final class TcpServerTransport implements ServerTransport {
     }
 
     @Override
-    public void sendPiece(long sequence, long from, long to, RangeCursor ranges) throws IOException {
-        send(sequence, from, to, false, 0, 0, 0);
+    public void sendPiece(long sequence, long stagingOffset, long from, long to, RangeCursor ranges,
+            long releaseOffset, long releaseBytes) throws IOException {
+        try {
+            send(sequence, stagingOffset, from, to, false, 0, 0, 0);
+        } finally {
+            // Written or failed, the socket no longer reads these bytes.
+            pool.release(releaseOffset, releaseBytes);
+        }
     }
 
     @Override
-    public void sendEnd(long sequence, long from, long to, int wireStatus, int handlerStatus, long responseLength,
-            RangeCursor ranges) throws IOException {
-        send(sequence, from, to, true, wireStatus, handlerStatus, responseLength);
+    public void sendEnd(long sequence, long stagingOffset, long from, long to, int wireStatus, int handlerStatus,
+            long responseLength, RangeCursor ranges, long releaseOffset, long releaseBytes) throws IOException {
+        try {
+            send(sequence, stagingOffset, from, to, true, wireStatus, handlerStatus, responseLength);
+        } finally {
+            pool.release(releaseOffset, releaseBytes);
+        }
+    }
+
+    /** The pool's memory, taken once a response first needs it (the pool allocates it then). */
+    private void bindStaging() {
+        staging = pool.memory();
+        // A ByteBuffer addresses at most 2 GiB: larger budgets are written through slices.
+        stagingBuffer = staging.byteSize() <= Integer.MAX_VALUE ? staging.asByteBuffer() : null;
     }
 
     /*
@@ -166,9 +242,12 @@ final class TcpServerTransport implements ServerTransport {
      * one system call, and no gathering write (which allocates per buffer for arena memory).
      * Larger pieces are written from the staging buffer directly, after their header.
      */
-    private void send(long sequence, long from, long to, boolean last, int status, int handlerStatus,
-            long responseLength) throws IOException {
+    private void send(long sequence, long stagingOffset, long from, long to, boolean last, int status,
+            int handlerStatus, long responseLength) throws IOException {
         long piece = to - from;
+        if (piece > 0 && staging == null) {
+            bindStaging();
+        }
         int at = 0;
         if (piece > 0) {
             out.wrap(tx, 0).reset(MessageType.DATA, sequence)
@@ -176,13 +255,17 @@ final class TcpServerTransport implements ServerTransport {
                     .responseOffset(from);
             at = MessageHeader.LENGTH;
             if (piece <= COPY_BYTES) {
-                MemorySegment.copy(staging, from, tx, at, piece);
+                MemorySegment.copy(staging, stagingOffset + from, tx, at, piece);
                 at += (int) piece;
             } else {
                 txBuffer.limit(at).position(0);
                 writeFully(txBuffer);
-                stagingBuffer.limit((int) to).position((int) from);
-                writeFully(stagingBuffer);
+                if (stagingBuffer != null) {
+                    stagingBuffer.limit((int) (stagingOffset + to)).position((int) (stagingOffset + from));
+                    writeFully(stagingBuffer);
+                } else {
+                    writeFully(staging.asSlice(stagingOffset + from, piece).asByteBuffer());
+                }
                 at = 0;
             }
         }
@@ -211,6 +294,12 @@ final class TcpServerTransport implements ServerTransport {
             arena.close();
             arena = null;
         }
+        if (rxArena != null) {
+            rxArena.close();
+            rxArena = null;
+            rx = null;
+        }
+        account(-committedBytes);
         return true;
     }
 }

@@ -2,6 +2,7 @@ package dev.ofl.api.spi;
 
 import dev.ofl.api.Limits;
 import dev.ofl.api.OflConnectionException;
+import dev.ofl.api.OflException;
 import dev.ofl.api.OflHandler;
 import dev.ofl.api.OflRequest;
 import dev.ofl.api.OflResponse;
@@ -46,6 +47,8 @@ final class ServerSession implements BootstrapServer.Connection {
     private Response response;
     /** True from the handler's start until the completion was sent: a failure then loses a response. */
     private boolean delivering;
+    /** Set once the data path started: before, nothing was sent that could still be delivered. */
+    private volatile boolean serving;
 
     ServerSession(BootstrapServer server, OflHandler handler, SocketChannel channel, ServerTransport transport,
             long id) {
@@ -79,6 +82,7 @@ final class ServerSession implements BootstrapServer.Connection {
             response = new Response(transport.staging(), transport.pieceBytes());
             server.welcome(channel, welcome);
             transport.start();
+            serving = true;
             LOG.debug("connection {} from {} accepted with {}", id, peer, limits);
             serve();
         } catch (ProtocolException e) {
@@ -92,8 +96,11 @@ final class ServerSession implements BootstrapServer.Connection {
             transport.breakConnection();
             BootstrapIo.closeQuietly(channel);
             if (!transport.close()) {
+                transport.staging().pin();
                 LOG.error("connection {}: its transport could not release its device resources; its memory is left "
                         + "allocated so that the device cannot write into freed memory", id);
+            } else if (response != null) {
+                response.abandon();
             }
             if (admitted) {
                 server.release();
@@ -102,7 +109,7 @@ final class ServerSession implements BootstrapServer.Connection {
     }
 
     private void ended(Exception e) {
-        if (delivering && !server.closing()) {
+        if ((delivering || transport.delivering()) && !server.closing()) {
             server.counters().undeliveredResponse();
             LOG.info("connection {} from {} broke while a response was being delivered: {}", id, peer,
                     e.getMessage());
@@ -130,18 +137,22 @@ final class ServerSession implements BootstrapServer.Connection {
                 ranges.add(RangeDescriptor.address(message, at), RangeDescriptor.length(message, at),
                         RangeDescriptor.key(message, at));
             }
-            response.begin(sequence, capacity);
             if (!drain.enter()) {
                 return;
             }
             // Draining lets a request that got in finish: its handler and its response.
             delivering = true;
             try {
-                int outcome = response.run(handler, request);
-                // The payload is dead and the ranges were copied: give the slot back before
-                // responding, so that the client's next request never waits for it.
-                transport.releaseRequest(slot);
-                response.finish(outcome);
+                if (response.begin(sequence, capacity)) {
+                    int outcome = response.run(handler, request);
+                    // The payload is dead and the ranges were copied: give the slot back before
+                    // responding, so that the client's next request never waits for it.
+                    transport.releaseRequest(slot);
+                    response.finish(outcome);
+                } else {
+                    transport.releaseRequest(slot);
+                    response.finish(WireStatus.BUSY);
+                }
             } finally {
                 drain.exit();
             }
@@ -153,7 +164,12 @@ final class ServerSession implements BootstrapServer.Connection {
     @Override
     public void closeIfIdle() {
         if (drain.closeIfIdle()) {
-            forceClose();
+            if (serving) {
+                // Not at once: a response already sent may still be on its way (RDMA).
+                transport.closeWhenDelivered();
+            } else {
+                forceClose();
+            }
         }
     }
 
@@ -166,10 +182,25 @@ final class ServerSession implements BootstrapServer.Connection {
     /**
      * The response a handler writes into: committed bytes travel as pieces once the transport's
      * piece size is pending, the rest with the completion.
+     *
+     * <p>Its buffer is an extent of the server's {@link StagingPool}, borrowed for the request's
+     * capacity (rounded up to whole blocks) before the handler runs. Each piece hands the blocks
+     * wholly before its end to the transport, which returns them once sent; the completion hands
+     * the rest. The view of the extent is kept while the connection gets the same extent back, so
+     * a steady stream of responses allocates nothing.
      */
     private final class Response implements OflResponse {
-        private final MemorySegment staging;
+        private static final MemorySegment EMPTY = MemorySegment.ofArray(new byte[0]);
+        private final StagingPool pool;
         private final int pieceBytes;
+        private MemorySegment view = EMPTY;
+        private long viewBase = -1;
+        private long viewBytes;
+        /** The extent's offset in the pool, or the previous one between responses. */
+        private long base = -1;
+        private long extentBytes;
+        /** Bytes from the extent's start already handed to the transport to return, whole blocks. */
+        private long handed;
         private long sequence;
         private int handlerStatus;
         /** Set when sending a piece failed: only then does a connection exception end the connection. */
@@ -178,16 +209,58 @@ final class ServerSession implements BootstrapServer.Connection {
         private long committed;
         private long flushed;
 
-        Response(MemorySegment staging, int pieceBytes) {
-            this.staging = staging;
+        Response(StagingPool pool, int pieceBytes) {
+            this.pool = pool;
             this.pieceBytes = pieceBytes;
         }
 
-        void begin(long requestSequence, long responseCapacity) {
+        /**
+         * Borrows staging for the request's capacity, waiting up to the server's staging timeout.
+         *
+         * @return {@code false} if none could be had: the request is answered BUSY
+         */
+        boolean begin(long requestSequence, long responseCapacity) {
             sequence = requestSequence;
             capacity = responseCapacity;
             committed = 0;
             flushed = 0;
+            handed = 0;
+            extentBytes = 0;
+            if (responseCapacity == 0) {
+                view = EMPTY;
+                return true;
+            }
+            long bytes = StagingPool.blocksFor(responseCapacity) * StagingPool.BLOCK_BYTES;
+            long at;
+            try {
+                at = pool.reserve(bytes, base,
+                        server.config().clock().nanoTime() + server.config().stagingTimeout().toNanos());
+            } catch (OflException | IllegalStateException e) {
+                LOG.warn("connection {} from {}: request {} answered BUSY: {}", id, peer, requestSequence,
+                        e.getMessage());
+                return false;
+            }
+            if (at == StagingPool.NO_EXTENT) {
+                LOG.debug("connection {} from {}: request {} answered BUSY: no {} bytes of staging free within {}",
+                        id, peer, requestSequence, bytes, server.config().stagingTimeout());
+                return false;
+            }
+            base = at;
+            extentBytes = bytes;
+            if (at != viewBase || bytes != viewBytes) {
+                view = pool.view(at, bytes);
+                viewBase = at;
+                viewBytes = bytes;
+            }
+            return true;
+        }
+
+        /** Returns what was not handed to the transport; only once the transport closed cleanly. */
+        void abandon() {
+            if (handed < extentBytes) {
+                pool.release(base + handed, extentBytes - handed);
+                handed = extentBytes;
+            }
         }
 
         /**
@@ -219,20 +292,26 @@ final class ServerSession implements BootstrapServer.Connection {
             return outcome;
         }
 
-        /** With OK sends the rest and the completion; otherwise drops what was not sent (a refusal has no data). */
+        /**
+         * With OK sends the rest and the completion; otherwise drops what was not sent (a refusal
+         * has no data). Hands the rest of the extent back through the transport.
+         */
         void finish(int wireStatus) throws IOException {
             if (wireStatus != WireStatus.OK) {
                 committed = flushed;
             }
-            transport.sendEnd(sequence, flushed, committed, wireStatus,
+            long releaseFrom = handed;
+            // Handed over before the call: the transport owns these blocks even if it throws.
+            handed = extentBytes;
+            transport.sendEnd(sequence, Math.max(base, 0), flushed, committed, wireStatus,
                     wireStatus == WireStatus.REFUSED ? handlerStatus : 0,
-                    wireStatus == WireStatus.OK ? committed : 0, ranges);
+                    wireStatus == WireStatus.OK ? committed : 0, ranges, base + releaseFrom, extentBytes - releaseFrom);
             flushed = committed;
         }
 
         @Override
         public MemorySegment buffer() {
-            return staging;
+            return view;
         }
 
         @Override
@@ -253,8 +332,12 @@ final class ServerSession implements BootstrapServer.Connection {
             }
             committed += length;
             if (committed - flushed >= pieceBytes) {
+                long releaseFrom = handed;
+                // Blocks wholly before the end of this piece: the handler writes only after it.
+                handed = StagingPool.blockFloor(committed);
                 try {
-                    transport.sendPiece(sequence, flushed, committed, ranges);
+                    transport.sendPiece(sequence, base, flushed, committed, ranges, base + releaseFrom,
+                            handed - releaseFrom);
                 } catch (IOException e) {
                     transportFailed = true;
                     throw new OflConnectionException("sending a response piece failed: " + e, e);
