@@ -2,6 +2,7 @@ package dev.ofl.tcp;
 
 import dev.ofl.api.IdleStrategy;
 import dev.ofl.api.Limits;
+import dev.ofl.api.OflException;
 import dev.ofl.api.RefusalCode;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
@@ -82,17 +83,23 @@ final class TcpServerTransport implements ServerTransport {
     public Bootstrap.Endpoint accept(Bootstrap.Endpoint hello) {
         Limits limits = hello.limits();
         largestRequest = MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges());
+        int rxBytes = (int) Math.min(INITIAL_RX_BYTES, largestRequest);
         Arena a = Arena.ofConfined();
         try {
             tx = a.allocate(TX_BYTES, 64);
             txBuffer = tx.asByteBuffer();
-        } catch (RuntimeException | Error e) {
+        } catch (RuntimeException | OutOfMemoryError e) {
             a.close();
-            throw e;
+            throw new OflException("cannot allocate the connection's transmit buffer of " + TX_BYTES + " bytes: " + e, e);
         }
         arena = a;
         account(TX_BYTES);
-        growReceive((int) Math.min(INITIAL_RX_BYTES, largestRequest));
+        try {
+            growReceive(rxBytes);
+        } catch (RuntimeException | OutOfMemoryError e) {
+            close();
+            throw new OflException("cannot allocate the connection's receive buffer of " + rxBytes + " bytes: " + e, e);
+        }
         return Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, config.serviceName(), limits, "");
     }
 

@@ -66,6 +66,10 @@ final class FakeServerTransport implements ServerTransport {
         try {
             slots = new MemorySegment[limits.maxInFlight()];
             long slotBytes = MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges());
+            if (found.faults.takeFailedServerSetup()) {
+                throw new OutOfMemoryError("cannot allocate " + slots.length + " receive slots of " + slotBytes
+                        + " bytes: injected by FakeFaults.failServerSetups");
+            }
             for (int i = 0; i < slots.length; i++) {
                 slots[i] = a.allocate(slotBytes, 64);
             }

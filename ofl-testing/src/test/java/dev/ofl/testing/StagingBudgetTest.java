@@ -1,6 +1,7 @@
 package dev.ofl.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ofl.api.ClientConfig;
@@ -9,8 +10,10 @@ import dev.ofl.api.Limits;
 import dev.ofl.api.Ofl;
 import dev.ofl.api.OflClient;
 import dev.ofl.api.OflHandler;
+import dev.ofl.api.OflRefusedException;
 import dev.ofl.api.OflServer;
 import dev.ofl.api.OflStatus;
+import dev.ofl.api.RefusalCode;
 import dev.ofl.api.Region;
 import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
@@ -82,6 +85,7 @@ class StagingBudgetTest {
             closeables.get(i).close();
         }
         arena.close();
+        FakeFaults.of(service).clear();
     }
 
     /** A fake server whose pool the test can watch; the budget is exactly one largest response. */
@@ -171,6 +175,21 @@ class StagingBudgetTest {
         assertEquals(3, memory.get(ValueLayout.JAVA_LONG_UNALIGNED, BUDGET));
         assertEquals(1, other.statistics().refused(), "BUSY counts as a refusal at the client");
         assertEquals(2, server.statistics().requests(), "only requests whose handler ran are counted");
+    }
+
+    @Test
+    void receiveMemoryThatCannotBeHadIsRefusedBeforeAnyWelcomeAndTheNextClientIsServed() {
+        OflServer server = serve(Duration.ofSeconds(1));
+        FakeFaults.of(service).failServerSetups(1);
+        OflRefusedException refused = assertThrows(OflRefusedException.class, () -> connect(server));
+        assertEquals(RefusalCode.TRANSPORT_SETUP_FAILED, refused.code());
+        assertTrue(refused.getMessage().contains("receive slots"), refused.getMessage());
+        assertEquals(0, server.statistics().connectionsAccepted(), "no accepting WELCOME was sent");
+        assertEquals(0, server.connectionCount(), "the refused connection gave its place back");
+        OflClient client = connect(server);
+        Region region = client.registerRegion(memory);
+        assertEquals(OflStatus.OK, client.await(submit(client, region, OP_ECHO, 5, 8),
+                System.nanoTime() + 10 * SECOND_NS, new Completion()));
     }
 
     @Test
