@@ -25,13 +25,17 @@ import java.util.Locale;
  * process) and by the server's own accounting ({@link ServerMemory}): idle, while {@code --hold}
  * such clients stay connected, and after {@code --cycles} of them came and went one by one.
  *
+ * <p>The idle figure is taken after {@code --warmup} such clients (default 200), so that it includes
+ * the classes loaded and the code compiled for a connection; without, the JIT's growth during the
+ * first hundreds of connections is counted as if the clients had left it behind.
+ *
  * <p>TCP clients are raw sockets that send a HELLO with the client defaults and read the WELCOME,
  * so the figures are the server's alone. RDMA needs a queue pair on the client's side, so RDMA
  * clients are {@link OflClient}s of this process: their own memory is freed when they close, but
  * counts while they are held.
  *
  * <pre>
- * ./ofl bench memory --backend tcp --hold 20 --cycles 1000
+ * ./ofl bench memory --backend tcp --hold 20 --cycles 1000 --warmup 200
  * </pre>
  */
 public final class HelloMemory {
@@ -48,20 +52,24 @@ public final class HelloMemory {
         String backend = "tcp";
         int hold = 20;
         int cycles = 1000;
+        int warmup = 200;
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--backend" -> backend = args[i + 1];
                 case "--hold" -> hold = Integer.parseInt(args[i + 1]);
                 case "--cycles" -> cycles = Integer.parseInt(args[i + 1]);
+                case "--warmup" -> warmup = Integer.parseInt(args[i + 1]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + "; use --backend tcp|rdma, --hold N, --cycles N");
+                        + "; use --backend tcp|rdma, --hold N, --cycles N, --warmup N");
             }
         }
         ServerConfig config = ServerConfig.builder().backend(backend).bind(new InetSocketAddress("127.0.0.1", 0))
                 .serviceName("hello-memory").build();
         try (OflServer server = Ofl.serve(config, (request, response) -> 0)) {
-            // One client first, so that the classes and threads of a connection are in the idle figure.
-            hello(backend, server).close();
+            // Clients first, so that the classes and compiled code of a connection are in the idle figure.
+            for (int i = 0; i < Math.max(1, warmup); i++) {
+                hello(backend, server).close();
+            }
             awaitIdle(server);
             report("idle", server);
             List<AutoCloseable> held = new ArrayList<>();
