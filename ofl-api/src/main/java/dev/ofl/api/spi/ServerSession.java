@@ -138,6 +138,7 @@ final class ServerSession implements BootstrapServer.Connection {
                         RangeDescriptor.key(message, at));
             }
             if (!drain.enter()) {
+                transport.flush();
                 return;
             }
             // Draining lets a request that got in finish: its handler and its response.
@@ -159,6 +160,8 @@ final class ServerSession implements BootstrapServer.Connection {
             delivering = false;
             sequence++;
         }
+        // Closing: the last response may still be on its way (RDMA); let it land first.
+        transport.flush();
     }
 
     @Override

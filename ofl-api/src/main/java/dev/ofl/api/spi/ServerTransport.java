@@ -181,6 +181,16 @@ public interface ServerTransport {
     }
 
     /**
+     * Waits until what was sent has been delivered, or has failed (bounded like any delivery):
+     * called before the connection ends while the server drains, so that a response already sent
+     * is not cut off. A transport whose sends complete before they return does nothing.
+     *
+     * @throws IOException if a delivery failed
+     */
+    default void flush() throws IOException {
+    }
+
+    /**
      * Ends an idle connection while the server drains, once what was sent is delivered (bounded
      * like any delivery); callable from any thread. A transport whose sends complete before they
      * return breaks the connection at once.

@@ -206,6 +206,13 @@ final class RdmaServerTransport implements ServerTransport {
     }
 
     @Override
+    public void flush() throws IOException {
+        if (postedWrites > completedWrites) {
+            awaitWrites(0);
+        }
+    }
+
+    @Override
     public void closeWhenDelivered() {
         draining = true;
     }
