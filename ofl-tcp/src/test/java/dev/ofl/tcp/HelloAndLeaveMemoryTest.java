@@ -11,14 +11,13 @@ import dev.ofl.api.ServerConfig;
 import dev.ofl.api.spi.ServerMemory;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.ProtocolException;
+import dev.ofl.conformance.Conditions;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -54,17 +53,6 @@ class HelloAndLeaveMemoryTest {
         return channel;
     }
 
-    private static void awaitCondition(BooleanSupplier condition, String what) {
-        long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadlineNs > 0) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.onSpinWait();
-            Thread.yield();
-        }
-    }
-
     @Test
     void helloThenLeaveCommitsAtMost64KiBAndLeavesNothingBehind() throws Exception {
         ServerConfig config = ServerConfig.builder().bind(new InetSocketAddress("127.0.0.1", 0)).serviceName(SERVICE)
@@ -77,7 +65,7 @@ class HelloAndLeaveMemoryTest {
                 for (int i = 0; i < 20; i++) {
                     held.add(hello(server.localAddress()));
                 }
-                awaitCondition(() -> server.connectionCount() == 20, "20 accepted connections");
+                Conditions.await(() -> server.connectionCount() == 20, "20 accepted connections");
                 long committed = ServerMemory.receiveBytes() - receiveBefore;
                 assertTrue(committed > 0 && committed <= 20 * PER_HELLO_BYTES,
                         "20 idle connections commit " + committed + " bytes");
@@ -90,8 +78,8 @@ class HelloAndLeaveMemoryTest {
             for (int i = 0; i < 1_000; i++) {
                 hello(server.localAddress()).close();
             }
-            awaitCondition(() -> server.connectionCount() == 0, "every connection to end");
-            awaitCondition(() -> ServerMemory.receiveBytes() <= receiveBefore,
+            Conditions.await(() -> server.connectionCount() == 0, "every connection to end");
+            Conditions.await(() -> ServerMemory.receiveBytes() <= receiveBefore,
                     "the receive memory of 1,020 connections to be freed");
             assertEquals(stagingBefore, ServerMemory.stagingBytes());
             assertEquals(1_020, server.statistics().connectionsAccepted());

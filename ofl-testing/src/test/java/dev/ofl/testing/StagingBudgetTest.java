@@ -19,6 +19,7 @@ import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.spi.BootstrapServer;
 import dev.ofl.api.spi.StagingPool;
+import dev.ofl.conformance.Conditions;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -29,7 +30,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -113,17 +113,6 @@ class StagingBudgetTest {
         return client.submit(op, 0, 8, new ResponseRanges().add(region, 0, capacity));
     }
 
-    private static void awaitCondition(BooleanSupplier condition, String what) {
-        long deadlineNs = System.nanoTime() + 30 * SECOND_NS;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadlineNs > 0) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.onSpinWait();
-            Thread.yield();
-        }
-    }
-
     @Test
     void aConnectionThatSendsNoRequestBorrowsNothingAndResponsesGiveTheirExtentBack() {
         OflServer server = serve(Duration.ofSeconds(1));
@@ -140,7 +129,7 @@ class StagingBudgetTest {
             assertEquals(capacity, memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
         }
         assertEquals(BUDGET, pool.committedBytes(), "the budget is committed once a response needed it");
-        awaitCondition(() -> pool.inUseBytes() == 0, "every extent to come back");
+        Conditions.await(() -> pool.inUseBytes() == 0, "every extent to come back");
         assertEquals(BUDGET, pool.highWaterBytes(), "a full-capacity response borrowed the whole budget");
         idle.close();
         client.close();
@@ -186,7 +175,7 @@ class StagingBudgetTest {
         assertTrue(refused.getMessage().contains("receive slots"), refused.getMessage());
         assertEquals(0, server.statistics().connectionsAccepted(), "no accepting WELCOME was sent");
         // The server gives the place back just after it sent the refusal the client has read.
-        awaitCondition(() -> server.connectionCount() == 0, "the refused connection to give its place back");
+        Conditions.await(() -> server.connectionCount() == 0, "the refused connection to give its place back");
         OflClient client = connect(server);
         Region region = client.registerRegion(memory);
         assertEquals(OflStatus.OK, client.await(submit(client, region, OP_ECHO, 5, 8),
@@ -204,7 +193,7 @@ class StagingBudgetTest {
         long held = submit(holder, holderRegion, OP_BLOCK, 1, BUDGET);
         assertTrue(handlerEntered.await(30, TimeUnit.SECONDS));
         long waiting = submit(waiter, waiterRegion, OP_ECHO, 7, 8);
-        awaitCondition(() -> pool.waits() == 1, "the second response to wait for staging");
+        Conditions.await(() -> pool.waits() == 1, "the second response to wait for staging");
         assertEquals(1, handled.get(), "its handler waits too");
         handlerRelease.countDown();
         assertEquals(OflStatus.OK, holder.await(held, System.nanoTime() + 10 * SECOND_NS, completion));

@@ -14,11 +14,11 @@ import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.spi.ServerMemory;
 import dev.ofl.api.wire.MessageHeader;
+import dev.ofl.conformance.Conditions;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -33,17 +33,6 @@ class RdmaStagingTest {
     private static final long SECOND_NS = 1_000_000_000L;
     private static final int RESPONSE_BYTES = 100 << 10;
     private static final long BUDGET = 1 << 20;
-
-    private static void awaitCondition(BooleanSupplier condition, String what) {
-        long deadlineNs = System.nanoTime() + 60 * SECOND_NS;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadlineNs > 0) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.onSpinWait();
-            Thread.yield();
-        }
-    }
 
     @Test
     void helloCommitsReceiveSlotsOnlyAndOnePoolServesEveryConnection() {
@@ -65,10 +54,10 @@ class RdmaStagingTest {
             OflClient second = Ofl.connect(ClientConfig.builder().backend(RdmaBackend.NAME)
                     .server(server.localAddress()).serviceName("staging").limits(limits).build());
             try {
-                awaitCondition(() -> server.connectionCount() == 2, "two connections");
+                Conditions.await(() -> server.connectionCount() == 2, "two connections");
                 long slot = (MessageHeader.requestLength(64, 1) + 63) & ~63L;
                 long perHello = 8 * slot + 256 * MessageHeader.LENGTH;
-                awaitCondition(() -> ServerMemory.receiveBytes() - receiveBefore == 2 * perHello,
+                Conditions.await(() -> ServerMemory.receiveBytes() - receiveBefore == 2 * perHello,
                         "each HELLO to commit its 8 receive slots and 256 completion headers (" + perHello + " B)");
                 assertEquals(stagingBefore, ServerMemory.stagingBytes(), "no staging before a request");
                 for (OflClient client : new OflClient[] {first, second}) {
@@ -82,7 +71,7 @@ class RdmaStagingTest {
             }
         }
         assertEquals(stagingBefore, ServerMemory.stagingBytes(), "the pool is deregistered and freed at close");
-        awaitCondition(() -> ServerMemory.receiveBytes() <= receiveBefore, "the receive slots to be freed");
+        Conditions.await(() -> ServerMemory.receiveBytes() <= receiveBefore, "the receive slots to be freed");
     }
 
     /** Keeps eight requests in flight and checks every response's first and last byte. */
