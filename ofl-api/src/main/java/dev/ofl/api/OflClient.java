@@ -75,8 +75,9 @@ public interface OflClient extends AutoCloseable {
      * @param ticket a ticket from {@link #submit} not awaited before
      * @param deadlineNs the instant, on {@link #clock()}, after which to give up
      * @param completion filled with the outcome
-     * @return {@link OflStatus#OK}, {@link OflStatus#REFUSED}, {@link OflStatus#HANDLER_FAILED}
-     *     or {@link OflStatus#TIMED_OUT} (the connection is then broken)
+     * @return {@link OflStatus#OK}, {@link OflStatus#REFUSED}, {@link OflStatus#HANDLER_FAILED},
+     *     {@link OflStatus#BUSY} (the server had no staging memory; nothing ran) or
+     *     {@link OflStatus#TIMED_OUT} (the connection is then broken)
      * @throws IllegalArgumentException if the ticket is not outstanding
      * @throws IllegalStateException if the client is closed
      * @throws OflConnectionException if the connection broke (peer death, protocol violation) or

@@ -12,14 +12,27 @@ import java.lang.foreign.MemorySegment;
  * </ul>
  * Committed bytes may be sent at once as a piece, so a handler that streams rows lets them travel
  * while it prepares the next. Valid only during {@link OflHandler#handle}; not thread-safe.
+ *
+ * <p><b>Staging lifetime.</b> The buffer is an extent of the server's staging pool
+ * ({@link ServerConfig#stagingBudgetBytes()}, shared by every connection), borrowed for this
+ * response before the handler was called: {@link #capacity()} bytes rounded up to 4,096-byte
+ * blocks. As pieces are sent (TCP: written to the socket; RDMA: their WRITEs completed), the
+ * blocks wholly before the end of each piece go back to the pool, and may be lent to another
+ * response at once; the rest goes back after the handler returned and the completion was sent.
+ * A request whose capacity could not be staged within {@link ServerConfig#stagingTimeout()} never
+ * reaches the handler (the client sees {@link OflStatus#BUSY}).
  */
 public interface OflResponse {
     /**
-     * The connection's response staging area, the same segment for every request (so that handing
-     * it out allocates nothing). It is at least {@link #capacity()} bytes long (it has the
-     * negotiated maximum response size); only bytes up to {@link #capacity()} can be committed.
+     * This response's staging extent: at least {@link #capacity()} bytes (the capacity rounded up
+     * to whole 4,096-byte blocks); only bytes up to {@link #capacity()} can be committed. Write at
+     * offsets from {@link #committed()} on, during {@link OflHandler#handle} only. A connection
+     * that gets the same extent as for its previous response gets the same segment object, so
+     * steady traffic allocates nothing; otherwise a new view of the pool is made.
      *
-     * @return the buffer; bytes before {@link #committed()} must not be changed
+     * @return the buffer; bytes before {@link #committed()} may already be back in the pool and
+     *     lent to another response: they must be neither read nor changed, and the segment must not
+     *     be kept after {@code handle} returns
      */
     MemorySegment buffer();
 

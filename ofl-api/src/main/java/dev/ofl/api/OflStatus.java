@@ -4,7 +4,7 @@ package dev.ofl.api;
  * Status values returned on the hot path by {@link OflClient#submit} and {@link OflClient#await}.
  *
  * <p>{@code submit} returns a ticket ({@code >= 0}) or a negative value below. {@code await}
- * returns {@link #OK}, {@link #REFUSED}, {@link #HANDLER_FAILED} or {@link #TIMED_OUT}.
+ * returns {@link #OK}, {@link #REFUSED}, {@link #HANDLER_FAILED}, {@link #BUSY} or {@link #TIMED_OUT}.
  */
 public final class OflStatus {
     /** The request completed; {@link Completion#responseLength()} bytes were placed. */
@@ -32,6 +32,12 @@ public final class OflStatus {
      * await an earlier ticket first. Nothing was sent.
      */
     public static final int IN_FLIGHT_FULL = -1;
+    /**
+     * The server had no response staging memory free for this request within its bound
+     * ({@code ServerConfig.stagingTimeout}), so its handler did not run and nothing was placed.
+     * The connection stays usable; the request may be retried.
+     */
+    public static final int BUSY = 4;
 
     private OflStatus() {
     }
@@ -49,6 +55,7 @@ public final class OflStatus {
             case HANDLER_FAILED -> "HANDLER_FAILED";
             case TIMED_OUT -> "TIMED_OUT";
             case IN_FLIGHT_FULL -> "IN_FLIGHT_FULL";
+            case BUSY -> "BUSY";
             default -> "UNKNOWN(" + status + ")";
         };
     }

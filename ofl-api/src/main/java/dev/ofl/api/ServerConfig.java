@@ -36,6 +36,10 @@ import java.util.Objects;
  * beyond it new ones are refused with SERVER_BUSY</td></tr>
  * <tr><td>handlerErrorListener</td><td>(the server's log)</td><td>told about every exception a handler
  * throws; see {@link HandlerErrorListener}</td></tr>
+ * <tr><td>stagingBudgetBytes</td><td>the larger of 64 MiB and the limits' {@code maxResponseBytes}</td><td>response
+ * staging memory shared by all connections, committed when the first response needs it</td></tr>
+ * <tr><td>stagingTimeout</td><td>1 s</td><td>how long a response waits for staging before it is answered
+ * {@code BUSY}</td></tr>
  * </table>
  *
  * <p>The bootstrap timeout bounds the wait for a client's HELLO (its first byte to its last): a
@@ -62,12 +66,20 @@ import java.util.Objects;
  * @param maxPendingPerAddress the most sockets from one source address whose HELLO is still arriving
  * @param handlerErrorListener told about handler failures, or {@code null} for the server's own
  * log (the first failure of each kind with its stack trace, repeats counted)
+ * @param stagingBudgetBytes the most response staging memory all connections share; at least the
+ * limits' {@code maxResponseBytes}, so that every response a client may ask for can be staged
+ * @param stagingTimeout how long a response waits for staging memory before the request is
+ * answered with the wire status {@code BUSY} without running the handler
  */
 public record ServerConfig(String backend, InetSocketAddress bind, String serviceName, Limits limits,
         int maxConnections, Duration bootstrapTimeout, Duration drainTimeout, WaitMode waitMode,
         IdleStrategy idleStrategy, Map<String, String> properties, NanoClock clock, PeerKeys authentication,
         Duration idleTimeout, int maxConnectionsPerAddress, int maxPendingHandshakes, int maxPendingPerAddress,
-        HandlerErrorListener handlerErrorListener) {
+        HandlerErrorListener handlerErrorListener, long stagingBudgetBytes, Duration stagingTimeout) {
+    /** The staging budget when none is set and the limits ask for no more: 64 MiB. */
+    public static final long DEFAULT_STAGING_BUDGET_BYTES = 64L << 20;
+    /** The largest staging budget: 64 GiB. */
+    public static final long MAX_STAGING_BUDGET_BYTES = 64L << 30;
 
     /**
      * Validates the settings.
@@ -107,6 +119,13 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         atLeastOne("maxConnectionsPerAddress", maxConnectionsPerAddress);
         atLeastOne("maxPendingHandshakes", maxPendingHandshakes);
         atLeastOne("maxPendingPerAddress", maxPendingPerAddress);
+        if (stagingBudgetBytes < Math.max(1, limits.maxResponseBytes())
+                || stagingBudgetBytes > MAX_STAGING_BUDGET_BYTES) {
+            throw new IllegalArgumentException("stagingBudgetBytes " + stagingBudgetBytes + " must be at least the "
+                    + "limits' maxResponseBytes (" + limits.maxResponseBytes() + ", and at least 1) and at most "
+                    + MAX_STAGING_BUDGET_BYTES + ": raise the budget or lower maxResponseBytes");
+        }
+        positive("stagingTimeout", stagingTimeout);
     }
 
     private static void atLeastOne(String name, int value) {
@@ -149,6 +168,8 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         private int maxPendingHandshakes = 256;
         private int maxPendingPerAddress = 16;
         private HandlerErrorListener handlerErrorListener;
+        private long stagingBudgetBytes = -1;
+        private Duration stagingTimeout = Duration.ofSeconds(1);
 
         private Builder() {
         }
@@ -300,6 +321,20 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         }
 
         /**
+         * Sets the response staging budget: memory shared by every connection, from which each
+         * response borrows its capacity while it is being sent. Unset, it is the larger of
+         * {@value ServerConfig#DEFAULT_STAGING_BUDGET_BYTES} bytes and the limits' {@code maxResponseBytes}.
+         *
+         * @param stagingBudgetBytes at least the limits' {@code maxResponseBytes} (and 1), at most
+         *     {@value ServerConfig#MAX_STAGING_BUDGET_BYTES}
+         * @return this builder
+         */
+        public Builder stagingBudgetBytes(long stagingBudgetBytes) {
+            this.stagingBudgetBytes = stagingBudgetBytes;
+            return this;
+        }
+
+        /**
          * Closes accepted connections that sent no request for this long; the client sees its
          * connection closed, as if the server had restarted, and reconnects.
          *
@@ -357,6 +392,18 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         }
 
         /**
+         * Bounds how long a response waits for staging memory; past it the request is answered
+         * {@code BUSY} and its handler does not run.
+         *
+         * @param stagingTimeout a positive duration
+         * @return this builder
+         */
+        public Builder stagingTimeout(Duration stagingTimeout) {
+            this.stagingTimeout = stagingTimeout;
+            return this;
+        }
+
+        /**
          * Builds and validates the configuration.
          *
          * @return the configuration
@@ -365,7 +412,10 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         public ServerConfig build() {
             return new ServerConfig(backend, bind, serviceName, limits, maxConnections, bootstrapTimeout,
                     drainTimeout, waitMode, idleStrategy, properties, clock, authentication, idleTimeout,
-                    maxConnectionsPerAddress, maxPendingHandshakes, maxPendingPerAddress, handlerErrorListener);
+                    maxConnectionsPerAddress, maxPendingHandshakes, maxPendingPerAddress, handlerErrorListener,
+                    stagingBudgetBytes >= 0 || limits == null ? stagingBudgetBytes
+                            : Math.max(DEFAULT_STAGING_BUDGET_BYTES, limits.maxResponseBytes()),
+                    stagingTimeout);
         }
     }
 }

@@ -29,7 +29,9 @@ class ValuesTest {
         assertEquals(OflStatus.OK, WireStatus.toOflStatus(WireStatus.OK));
         assertEquals(OflStatus.REFUSED, WireStatus.toOflStatus(WireStatus.REFUSED));
         assertEquals(OflStatus.HANDLER_FAILED, WireStatus.toOflStatus(WireStatus.HANDLER_FAILED));
-        assertThrows(IllegalArgumentException.class, () -> WireStatus.toOflStatus(3));
+        assertEquals(OflStatus.BUSY, WireStatus.toOflStatus(WireStatus.BUSY));
+        assertEquals("BUSY", OflStatus.name(OflStatus.BUSY));
+        assertThrows(IllegalArgumentException.class, () -> WireStatus.toOflStatus(4));
     }
 
     @Test

@@ -8,6 +8,7 @@ import dev.ofl.api.ServerConfig;
 import dev.ofl.api.spi.BootstrapServer;
 import dev.ofl.api.spi.ClientSession;
 import dev.ofl.api.spi.OflBackend;
+import dev.ofl.api.spi.StagingPool;
 import java.util.Optional;
 
 /**
@@ -39,7 +40,9 @@ public final class TcpBackend implements OflBackend {
 
     @Override
     public OflServer serve(ServerConfig config, OflHandler handler) {
+        StagingPool pool = new StagingPool(config.stagingBudgetBytes(), StagingPool.Memory.offHeap(), config.clock());
         return BootstrapServer.start(config, NAME, handler,
-                (serverConfig, channel, id) -> new TcpServerTransport(serverConfig, channel), server -> { });
+                (serverConfig, channel, id) -> new TcpServerTransport(serverConfig, channel, pool),
+                server -> pool.close());
     }
 }

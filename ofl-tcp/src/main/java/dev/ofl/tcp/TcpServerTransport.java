@@ -2,12 +2,15 @@ package dev.ofl.tcp;
 
 import dev.ofl.api.IdleStrategy;
 import dev.ofl.api.Limits;
+import dev.ofl.api.OflException;
 import dev.ofl.api.RefusalCode;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
 import dev.ofl.api.spi.BootstrapIo;
 import dev.ofl.api.spi.RangeCursor;
+import dev.ofl.api.spi.ServerMemory;
 import dev.ofl.api.spi.ServerTransport;
+import dev.ofl.api.spi.StagingPool;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.MessageType;
@@ -24,8 +27,12 @@ import java.nio.channels.SocketChannel;
  * pieces go out as DATA messages and the completion as a RESPONSE message, small ones copied next
  * to their headers and written in one system call.
  *
- * <p>Memory: the receive buffer, the staging area and the transmit buffer belong to a confined
- * arena of the connection's thread, allocated by {@link #accept} and freed by {@link #close()}.
+ * <p>Memory: the transmit buffer and the receive buffer belong to confined arenas of the
+ * connection's thread, allocated by {@link #accept} and freed by {@link #close()}. The receive
+ * buffer starts at {@value #INITIAL_RX_BYTES} bytes and grows (to a power of two, at most the
+ * negotiated largest request) only when a longer request arrives, so a client that sends no request
+ * costs {@value #INITIAL_RX_BYTES} + {@value #TX_BYTES} bytes. Response bytes are written from the
+ * server's {@link StagingPool}, and their blocks returned to it once written to the socket.
  */
 final class TcpServerTransport implements ServerTransport {
     /**
@@ -38,12 +45,18 @@ final class TcpServerTransport implements ServerTransport {
     private static final int COPY_BYTES = 8 << 10;
     /** A DATA header, a piece of up to COPY_BYTES, and the RESPONSE header. */
     private static final int TX_BYTES = COPY_BYTES + 2 * MessageHeader.LENGTH;
+    /** The receive buffer before any request needs more: a header, a small payload and ranges. */
+    private static final int INITIAL_RX_BYTES = 4096;
 
     private final ServerConfig config;
     private final SocketChannel channel;
     private final IdleStrategy idle;
     private final MessageHeader out = new MessageHeader();
+    private final MessageHeader peek = new MessageHeader();
+    private final StagingPool pool;
     private Arena arena;
+    private Arena rxArena;
+    private long largestRequest;
     private MemorySegment rx;
     private ByteBuffer rxBuffer;
     /** Bytes received into {@link #rx}: the current message first, then any of the next ones. */
@@ -51,14 +64,17 @@ final class TcpServerTransport implements ServerTransport {
     /** The current message's length once it is complete; its bytes are dropped by the next request. */
     private int consumed;
     private MemorySegment staging;
+    /** This connection's own view of the pool's memory (position and limit are per thread). */
     private ByteBuffer stagingBuffer;
     private MemorySegment tx;
     private ByteBuffer txBuffer;
+    private long committedBytes;
 
-    TcpServerTransport(ServerConfig config, SocketChannel channel) {
+    TcpServerTransport(ServerConfig config, SocketChannel channel, StagingPool pool) {
         this.config = config;
         this.channel = channel;
         this.idle = config.idleStrategy();
+        this.pool = pool;
     }
 
     @Override
@@ -75,19 +91,24 @@ final class TcpServerTransport implements ServerTransport {
     @Override
     public Bootstrap.Endpoint accept(Bootstrap.Endpoint hello) {
         Limits limits = hello.limits();
+        largestRequest = MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges());
+        int rxBytes = (int) Math.min(INITIAL_RX_BYTES, largestRequest);
         Arena a = Arena.ofConfined();
         try {
-            rx = a.allocate(MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges()), 64);
-            rxBuffer = rx.asByteBuffer();
-            staging = a.allocate(Math.max(1, limits.maxResponseBytes()), 64);
-            stagingBuffer = staging.asByteBuffer();
             tx = a.allocate(TX_BYTES, 64);
             txBuffer = tx.asByteBuffer();
-        } catch (RuntimeException | Error e) {
+        } catch (RuntimeException | OutOfMemoryError e) {
             a.close();
-            throw e;
+            throw new OflException("cannot allocate the connection's transmit buffer of " + TX_BYTES + " bytes: " + e, e);
         }
         arena = a;
+        account(TX_BYTES);
+        try {
+            growReceive(rxBytes);
+        } catch (RuntimeException | OutOfMemoryError e) {
+            close();
+            throw new OflException("cannot allocate the connection's receive buffer of " + rxBytes + " bytes: " + e, e);
+        }
         return Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, config.serviceName(), limits, "");
     }
 
@@ -109,8 +130,43 @@ final class TcpServerTransport implements ServerTransport {
     }
 
     @Override
-    public MemorySegment staging() {
-        return staging;
+    public StagingPool staging() {
+        return pool;
+    }
+
+    /**
+     * Receive and transmit memory this connection holds now.
+     *
+     * @return bytes
+     */
+    long committedBytes() {
+        return committedBytes;
+    }
+
+    private void account(long bytes) {
+        committedBytes += bytes;
+        ServerMemory.receive(bytes);
+    }
+
+    /** Replaces the receive buffer by one of {@code size} bytes, keeping what was read into it. */
+    private void growReceive(int size) {
+        Arena a = Arena.ofConfined();
+        MemorySegment grown;
+        try {
+            grown = a.allocate(size, 64);
+        } catch (RuntimeException | Error e) {
+            a.close();
+            throw e;
+        }
+        if (rx != null) {
+            MemorySegment.copy(rx, 0, grown, 0, rxEnd);
+            account(-rx.byteSize());
+            rxArena.close();
+        }
+        rxArena = a;
+        rx = grown;
+        rxBuffer = grown.asByteBuffer();
+        account(size);
     }
 
     @Override
@@ -123,6 +179,16 @@ final class TcpServerTransport implements ServerTransport {
         rxEnd = left;
         consumed = 0;
         fill(MessageHeader.LENGTH);
+        // Grown now, before the session takes the message: the header is not checked yet, so a
+        // length beyond the negotiated largest request grows nothing (the check refuses it).
+        long described = MessageHeader.requestLength(0, 0);
+        long payload = peek.wrap(rx, 0).payloadLength();
+        if (payload <= largestRequest) {
+            described = MessageHeader.requestLength((int) payload, peek.rangeCount());
+        }
+        if (described > rx.byteSize() && described <= largestRequest) {
+            growReceive((int) Math.min(Long.highestOneBit(described - 1) << 1, largestRequest));
+        }
         return 0;
     }
 
@@ -175,14 +241,31 @@ final class TcpServerTransport implements ServerTransport {
     }
 
     @Override
-    public void sendPiece(long sequence, long from, long to, RangeCursor ranges) throws IOException {
-        send(sequence, from, to, false, 0, 0, 0);
+    public void sendPiece(long sequence, long stagingOffset, long from, long to, RangeCursor ranges,
+            long releaseOffset, long releaseBytes) throws IOException {
+        try {
+            send(sequence, stagingOffset, from, to, false, 0, 0, 0);
+        } finally {
+            // Written or failed, the socket no longer reads these bytes.
+            pool.release(releaseOffset, releaseBytes);
+        }
     }
 
     @Override
-    public void sendEnd(long sequence, long from, long to, int wireStatus, int handlerStatus, long responseLength,
-            RangeCursor ranges) throws IOException {
-        send(sequence, from, to, true, wireStatus, handlerStatus, responseLength);
+    public void sendEnd(long sequence, long stagingOffset, long from, long to, int wireStatus, int handlerStatus,
+            long responseLength, RangeCursor ranges, long releaseOffset, long releaseBytes) throws IOException {
+        try {
+            send(sequence, stagingOffset, from, to, true, wireStatus, handlerStatus, responseLength);
+        } finally {
+            pool.release(releaseOffset, releaseBytes);
+        }
+    }
+
+    /** The pool's memory, taken once a response first needs it (the pool allocates it then). */
+    private void bindStaging() {
+        staging = pool.memory();
+        // A ByteBuffer addresses at most 2 GiB: larger budgets are written through slices.
+        stagingBuffer = staging.byteSize() <= Integer.MAX_VALUE ? staging.asByteBuffer() : null;
     }
 
     /*
@@ -190,9 +273,12 @@ final class TcpServerTransport implements ServerTransport {
      * one system call, and no gathering write (which allocates per buffer for arena memory).
      * Larger pieces are written from the staging buffer directly, after their header.
      */
-    private void send(long sequence, long from, long to, boolean last, int status, int handlerStatus,
-            long responseLength) throws IOException {
+    private void send(long sequence, long stagingOffset, long from, long to, boolean last, int status,
+            int handlerStatus, long responseLength) throws IOException {
         long piece = to - from;
+        if (piece > 0 && staging == null) {
+            bindStaging();
+        }
         int at = 0;
         if (piece > 0) {
             out.wrap(tx, 0).reset(MessageType.DATA, sequence)
@@ -200,13 +286,17 @@ final class TcpServerTransport implements ServerTransport {
                     .responseOffset(from);
             at = MessageHeader.LENGTH;
             if (piece <= COPY_BYTES) {
-                MemorySegment.copy(staging, from, tx, at, piece);
+                MemorySegment.copy(staging, stagingOffset + from, tx, at, piece);
                 at += (int) piece;
             } else {
                 txBuffer.limit(at).position(0);
                 writeFully(txBuffer);
-                stagingBuffer.limit((int) to).position((int) from);
-                writeFully(stagingBuffer);
+                if (stagingBuffer != null) {
+                    stagingBuffer.limit((int) (stagingOffset + to)).position((int) (stagingOffset + from));
+                    writeFully(stagingBuffer);
+                } else {
+                    writeFully(staging.asSlice(stagingOffset + from, piece).asByteBuffer());
+                }
                 at = 0;
             }
         }
@@ -235,6 +325,12 @@ final class TcpServerTransport implements ServerTransport {
             arena.close();
             arena = null;
         }
+        if (rxArena != null) {
+            rxArena.close();
+            rxArena = null;
+            rx = null;
+        }
+        account(-committedBytes);
         return true;
     }
 }

@@ -21,6 +21,7 @@ import dev.ofl.api.ServerConfig;
 import dev.ofl.api.spi.BootstrapIo;
 import dev.ofl.api.spi.BootstrapServer;
 import dev.ofl.api.spi.ServerTransport;
+import dev.ofl.api.spi.StagingPool;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.PskExchange;
 import java.io.ByteArrayOutputStream;
@@ -88,8 +89,9 @@ class PeerAuthenticationTest {
     private BootstrapServer server(ServerConfig.Builder builder) {
         ServerConfig config = builder.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                 .serviceName(SERVICE).limits(LIMITS).build();
+        StagingPool pool = new StagingPool(config.stagingBudgetBytes(), StagingPool.Memory.offHeap(), config.clock());
         BootstrapServer server = BootstrapServer.start(config, TcpBackend.NAME, ECHO,
-                (c, channel, id) -> countingAccepts(new TcpServerTransport(c, channel)), s -> { });
+                (c, channel, id) -> countingAccepts(new TcpServerTransport(c, channel, pool)), s -> pool.close());
         closeables.add(server);
         return server;
     }

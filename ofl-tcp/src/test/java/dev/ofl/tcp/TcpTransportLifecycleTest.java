@@ -23,6 +23,8 @@ import dev.ofl.api.spi.ClientSession;
 import dev.ofl.api.spi.ClientTransport;
 import dev.ofl.api.spi.RangeCursor;
 import dev.ofl.api.spi.ResponseSink;
+import dev.ofl.api.spi.ServerMemory;
+import dev.ofl.api.spi.StagingPool;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageHeader;
 import java.io.IOException;
@@ -152,12 +154,22 @@ class TcpTransportLifecycleTest {
             ServerConfig config = ServerConfig.builder().bind((InetSocketAddress) listener.getLocalAddress())
                     .serviceName("lifecycle").limits(LIMITS).build();
             assertTrue(client.isConnected());
-            TcpServerTransport transport = new TcpServerTransport(config, accepted);
-            transport.accept(Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, "lifecycle", LIMITS, ""));
-            MemorySegment staging = transport.staging();
-            assertTrue(staging.scope().isAlive());
+            StagingPool pool = new StagingPool(config.stagingBudgetBytes(), StagingPool.Memory.offHeap(),
+                    config.clock());
+            TcpServerTransport transport = new TcpServerTransport(config, accepted, pool);
+            long before = ServerMemory.receiveBytes();
+            // The largest limits a client may ask for: what it commits must not grow with them.
+            Limits largest = new Limits(Limits.MAX_REQUEST_BYTES, Limits.MAX_RESPONSE_BYTES, Limits.MAX_RANGES,
+                    Limits.MAX_IN_FLIGHT);
+            transport.accept(Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, "lifecycle", largest, ""));
+            assertTrue(transport.committedBytes() <= 64 << 10, "an accepted HELLO commits "
+                    + transport.committedBytes() + " bytes");
+            assertEquals(transport.committedBytes(), ServerMemory.receiveBytes() - before,
+                    "the process-wide accounting sees it");
+            assertEquals(0, pool.committedBytes(), "no staging before a request");
             assertTrue(transport.close());
-            assertFalse(staging.scope().isAlive(), "the staging buffer is freed");
+            assertEquals(0, transport.committedBytes());
+            assertEquals(before, ServerMemory.receiveBytes(), "the buffers are freed");
             assertFalse(accepted.isOpen(), "the socket is closed");
             assertTrue(transport.close(), "close() is idempotent");
         }
@@ -172,7 +184,8 @@ class TcpTransportLifecycleTest {
             ServerConfig config = ServerConfig.builder().bind((InetSocketAddress) listener.getLocalAddress())
                     .serviceName("lifecycle").limits(LIMITS).build();
             assertTrue(client.isConnected());
-            TcpServerTransport transport = new TcpServerTransport(config, accepted);
+            TcpServerTransport transport = new TcpServerTransport(config, accepted,
+                    new StagingPool(1, StagingPool.Memory.offHeap(), config.clock()));
             transport.breakConnection();
             assertFalse(accepted.isOpen());
             assertTrue(transport.close(), "a transport that never accepted closes too");

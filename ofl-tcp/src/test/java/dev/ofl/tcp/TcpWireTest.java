@@ -20,6 +20,7 @@ import dev.ofl.api.WaitMode;
 import dev.ofl.api.spi.BootstrapIo;
 import dev.ofl.api.spi.RangeCursor;
 import dev.ofl.api.spi.ResponseSink;
+import dev.ofl.api.spi.StagingPool;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.MessageType;
@@ -353,11 +354,14 @@ class TcpWireTest {
                     SocketChannel accepted = listener.accept()) {
                 ServerConfig config = ServerConfig.builder().bind((InetSocketAddress) listener.getLocalAddress())
                         .serviceName(SERVICE).limits(LIMITS).waitMode(WaitMode.BUSY_POLL).idleStrategy(idle).build();
-                TcpServerTransport transport = new TcpServerTransport(config, accepted);
+                StagingPool pool = new StagingPool(config.stagingBudgetBytes(), StagingPool.Memory.offHeap(),
+                        config.clock());
+                closeables.add(pool::close);
+                TcpServerTransport transport = new TcpServerTransport(config, accepted, pool);
                 closeables.add(transport::close);
                 transport.accept(Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, SERVICE, LIMITS, ""));
                 transport.start();
-                transport.sendEnd(0, 0, 0, WireStatus.OK, 0, 0, new RangeCursor());
+                transport.sendEnd(0, 0, 0, 0, WireStatus.OK, 0, 0, new RangeCursor(), 0, 0);
                 assertTrue(idle.resets.get() >= 1, "a write resets the idle strategy");
                 assertTrue(idle.idles.get() >= 1, "busy polling hands every write to the idle strategy");
                 MessageHeader sent = new MessageHeader().wrap(

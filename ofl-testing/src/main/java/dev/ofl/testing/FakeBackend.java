@@ -8,6 +8,7 @@ import dev.ofl.api.ServerConfig;
 import dev.ofl.api.spi.BootstrapServer;
 import dev.ofl.api.spi.ClientSession;
 import dev.ofl.api.spi.OflBackend;
+import dev.ofl.api.spi.StagingPool;
 import java.util.Optional;
 
 /**
@@ -43,7 +44,9 @@ public final class FakeBackend implements OflBackend {
 
     @Override
     public OflServer serve(ServerConfig config, OflHandler handler) {
+        StagingPool pool = new StagingPool(config.stagingBudgetBytes(), StagingPool.Memory.offHeap(), config.clock());
         return BootstrapServer.start(config, NAME, handler,
-                (serverConfig, channel, id) -> new FakeServerTransport(serverConfig, channel), server -> { });
+                (serverConfig, channel, id) -> new FakeServerTransport(serverConfig, channel, pool),
+                server -> pool.close());
     }
 }

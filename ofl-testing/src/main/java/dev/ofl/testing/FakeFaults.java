@@ -70,6 +70,7 @@ public final class FakeFaults {
     private final AtomicInteger failPosts = new AtomicInteger();
     private final AtomicInteger failRegistrations = new AtomicInteger();
     private final AtomicInteger breakAfterPieces = new AtomicInteger(-1);
+    private final AtomicInteger failServerSetups = new AtomicInteger();
     private final AtomicReference<Corruption> corruption = new AtomicReference<>();
     private volatile long responseDelayNs;
     private volatile boolean requestsStalled;
@@ -93,6 +94,7 @@ public final class FakeFaults {
         failPosts.set(0);
         failRegistrations.set(0);
         breakAfterPieces.set(-1);
+        failServerSetups.set(0);
         corruption.set(null);
         responseDelayNs = 0;
         requestsStalled = false;
@@ -179,7 +181,23 @@ public final class FakeFaults {
         return this;
     }
 
+    /**
+     * Makes the server's setup of the next accepted connections find no memory for their receive
+     * slots, as a process out of memory would: the clients must get a refusing WELCOME.
+     *
+     * @param count how many connections fail
+     * @return this
+     */
+    public FakeFaults failServerSetups(int count) {
+        failServerSetups.set(count);
+        return this;
+    }
+
     // ---- consumed by the transports
+
+    boolean takeFailedServerSetup() {
+        return takeOne(failServerSetups);
+    }
 
     boolean takeDrop() {
         return takeOne(dropResponses);

@@ -6,6 +6,7 @@ import dev.ofl.api.ServerConfig;
 import dev.ofl.api.spi.LivenessWatcher;
 import dev.ofl.api.spi.RangeCursor;
 import dev.ofl.api.spi.ServerTransport;
+import dev.ofl.api.spi.StagingPool;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageChecks;
 import dev.ofl.api.wire.MessageHeader;
@@ -23,8 +24,9 @@ import java.nio.channels.SocketChannel;
  * into the client's memory cut at range boundaries (as RDMA WRITEs would be), then queues the
  * completion header, with the faults of its service applied.
  *
- * <p>Memory: the receive slots and the staging area belong to a confined arena of the
- * connection's thread, allocated by {@link #accept} and freed by {@link #close()}.
+ * <p>Memory: the receive slots belong to a confined arena of the connection's thread, allocated
+ * by {@link #accept} and freed by {@link #close()}; response bytes come from the server's
+ * {@link StagingPool}, whose blocks go back once written into the client's memory.
  */
 final class FakeServerTransport implements ServerTransport {
     private static final int PIECE_BYTES = 16 << 10;
@@ -36,14 +38,15 @@ final class FakeServerTransport implements ServerTransport {
     private FakeLink link;
     private Arena arena;
     private MemorySegment[] slots;
-    private MemorySegment staging;
+    private final StagingPool pool;
     private int nextSlot;
     private int requestLength;
     private volatile boolean closing;
 
-    FakeServerTransport(ServerConfig config, SocketChannel channel) {
+    FakeServerTransport(ServerConfig config, SocketChannel channel, StagingPool pool) {
         this.config = config;
         this.channel = channel;
+        this.pool = pool;
     }
 
     @Override
@@ -63,10 +66,13 @@ final class FakeServerTransport implements ServerTransport {
         try {
             slots = new MemorySegment[limits.maxInFlight()];
             long slotBytes = MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges());
+            if (found.faults.takeFailedServerSetup()) {
+                throw new OutOfMemoryError("cannot allocate " + slots.length + " receive slots of " + slotBytes
+                        + " bytes: injected by FakeFaults.failServerSetups");
+            }
             for (int i = 0; i < slots.length; i++) {
                 slots[i] = a.allocate(slotBytes, 64);
             }
-            staging = a.allocate(Math.max(1, limits.maxResponseBytes()), 64);
         } catch (RuntimeException | Error e) {
             a.close();
             throw e;
@@ -94,8 +100,8 @@ final class FakeServerTransport implements ServerTransport {
     }
 
     @Override
-    public MemorySegment staging() {
-        return staging;
+    public StagingPool staging() {
+        return pool;
     }
 
     @Override
@@ -144,7 +150,17 @@ final class FakeServerTransport implements ServerTransport {
     }
 
     @Override
-    public void sendPiece(long sequence, long from, long to, RangeCursor ranges) throws IOException {
+    public void sendPiece(long sequence, long stagingOffset, long from, long to, RangeCursor ranges,
+            long releaseOffset, long releaseBytes) throws IOException {
+        try {
+            write(stagingOffset, from, to, ranges);
+        } finally {
+            // Copied into the client's memory, or failed: nothing reads these bytes any more.
+            pool.release(releaseOffset, releaseBytes);
+        }
+    }
+
+    private void write(long stagingOffset, long from, long to, RangeCursor ranges) throws IOException {
         if (link.faults.takeBreakBeforePiece()) {
             link.breakServer();
             throw new IOException("the connection broke in the middle of a response: injected by "
@@ -153,7 +169,7 @@ final class FakeServerTransport implements ServerTransport {
         long at = from;
         while (at < to) {
             long chunk = ranges.chunk(to - at);
-            if (!link.write(staging, at, ranges.key(), ranges.position(), chunk)) {
+            if (!link.write(pool.memory(), stagingOffset + at, ranges.key(), ranges.position(), chunk)) {
                 throw new IOException("a response write was not accepted: the client's side of the link is broken");
             }
             ranges.advance(chunk);
@@ -162,10 +178,14 @@ final class FakeServerTransport implements ServerTransport {
     }
 
     @Override
-    public void sendEnd(long sequence, long from, long to, int wireStatus, int handlerStatus, long responseLength,
-            RangeCursor ranges) throws IOException {
-        if (to > from) {
-            sendPiece(sequence, from, to, ranges);
+    public void sendEnd(long sequence, long stagingOffset, long from, long to, int wireStatus, int handlerStatus,
+            long responseLength, RangeCursor ranges, long releaseOffset, long releaseBytes) throws IOException {
+        try {
+            if (to > from) {
+                write(stagingOffset, from, to, ranges);
+            }
+        } finally {
+            pool.release(releaseOffset, releaseBytes);
         }
         byte[] completion = new byte[MessageHeader.LENGTH];
         out.wrap(MemorySegment.ofArray(completion), 0).reset(MessageType.RESPONSE, sequence)

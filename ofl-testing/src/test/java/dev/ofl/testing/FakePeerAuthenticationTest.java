@@ -16,6 +16,7 @@ import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.spi.BootstrapServer;
 import dev.ofl.api.spi.ServerTransport;
+import dev.ofl.api.spi.StagingPool;
 import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
 import java.lang.reflect.InvocationTargetException;
@@ -57,10 +58,11 @@ class FakePeerAuthenticationTest {
     private BootstrapServer serve(ServerConfig.Builder builder) {
         ServerConfig config = builder.backend(FakeBackend.NAME).bind(new InetSocketAddress("127.0.0.1", 0))
                 .serviceName(SERVICE).limits(LIMITS).build();
+        StagingPool pool = new StagingPool(config.stagingBudgetBytes(), StagingPool.Memory.offHeap(), config.clock());
         BootstrapServer server = BootstrapServer.start(config, FakeBackend.NAME, (request, response) -> {
             response.write(request.payload());
             return 0;
-        }, (c, channel, id) -> countingAccepts(new FakeServerTransport(c, channel)), s -> { });
+        }, (c, channel, id) -> countingAccepts(new FakeServerTransport(c, channel, pool)), s -> pool.close());
         closeables.add(server);
         return server;
     }

@@ -23,6 +23,7 @@ import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.ServerStatistics;
 import dev.ofl.api.spi.BootstrapServer;
+import dev.ofl.api.spi.StagingPool;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.TransportKind;
@@ -136,6 +137,12 @@ class ServerEngineTest {
     private ServerConfig.Builder serverConfig() {
         return ServerConfig.builder().backend(FakeBackend.NAME).bind(new InetSocketAddress("127.0.0.1", 0))
                 .serviceName(service).limits(LIMITS);
+    }
+
+    private StagingPool pool(ServerConfig config) {
+        StagingPool pool = new StagingPool(config.stagingBudgetBytes(), StagingPool.Memory.offHeap(), config.clock());
+        closeables.add(pool);
+        return pool;
     }
 
     private OflServer serve(ServerConfig config) {
@@ -361,7 +368,7 @@ class ServerEngineTest {
         List<Integer> connectionsAtAfterClose = new ArrayList<>();
         BootstrapServer[] self = new BootstrapServer[1];
         BootstrapServer server = BootstrapServer.start(serverConfig().build(), FakeBackend.NAME, handler,
-                (config, channel, id) -> new FakeServerTransport(config, channel), s -> {
+                (config, channel, id) -> new FakeServerTransport(config, channel, pool(config)), s -> {
                     afterClose.incrementAndGet();
                     connectionsAtAfterClose.add(s.connectionCount());
                     self[0] = s;
@@ -388,7 +395,7 @@ class ServerEngineTest {
                     if (made.incrementAndGet() == 1) {
                         throw new IllegalStateException("no transport for the first connection");
                     }
-                    return new FakeServerTransport(config, channel);
+                    return new FakeServerTransport(config, channel, pool(config));
                 }, s -> { });
         closeables.add(server);
         assertThrows(RuntimeException.class, () -> connect(server));

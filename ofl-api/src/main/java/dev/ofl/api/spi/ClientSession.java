@@ -315,7 +315,8 @@ public final class ClientSession implements OflClient {
         int status = WireStatus.toOflStatus(statuses[slot]);
         counters.increment(switch (status) {
             case OflStatus.OK -> Counter.OK;
-            case OflStatus.REFUSED -> Counter.REFUSED;
+            // The server refused to run it for want of staging memory: a refusal, not a failure.
+            case OflStatus.REFUSED, OflStatus.BUSY -> Counter.REFUSED;
             default -> Counter.HANDLER_FAILURES;
         });
         API.complete(completion, ticket, status, handlerStatuses[slot], status == OflStatus.OK ? lengths[slot] : 0);

@@ -2,6 +2,7 @@ package dev.ofl.api.spi;
 
 import dev.ofl.api.Limits;
 import dev.ofl.api.OflConnectionException;
+import dev.ofl.api.OflException;
 import dev.ofl.api.OflHandler;
 import dev.ofl.api.OflRequest;
 import dev.ofl.api.OflResponse;
@@ -143,8 +144,11 @@ final class ServerSession implements BootstrapServer.Connection {
         transport.breakConnection();
         BootstrapIo.closeQuietly(channel);
         if (!transport.close()) {
+            transport.staging().pin();
             LOG.warn("connection {}: its transport could not release its device resources; its memory is left "
                     + "allocated so that the device cannot write into freed memory", id);
+        } else if (response != null) {
+            response.abandon();
         }
         if (admitted) {
             server.release(source);
@@ -193,7 +197,7 @@ final class ServerSession implements BootstrapServer.Connection {
     private void ended(Exception e) {
         if (closedForIdleness) {
             LOG.debug("connection {} from {} closed for idleness: {}", id, peer, e.toString());
-        } else if (delivering && !server.closing()) {
+        } else if ((delivering || transport.delivering()) && !server.closing()) {
             server.counters().undeliveredResponse();
             LOG.info("connection {} from {} broke while a response was being delivered: {}", id, peer,
                     e.getMessage());
@@ -221,21 +225,26 @@ final class ServerSession implements BootstrapServer.Connection {
                 ranges.add(RangeDescriptor.address(message, at), RangeDescriptor.length(message, at),
                         RangeDescriptor.key(message, at));
             }
-            response.begin(sequence, capacity);
             if (!drain.enter()) {
+                transport.flush();
                 return;
             }
             activity++;
             // Draining lets a request that got in finish: its handler and its response.
             delivering = true;
             try {
-                HandlerEvent event = events.handlerStarting();
-                int outcome = response.run(handler, request);
-                events.handlerEnded(event, header, outcome, response.committed());
-                // The payload is dead and the ranges were copied: give the slot back before
-                // responding, so that the client's next request never waits for it.
-                transport.releaseRequest(slot);
-                response.finish(outcome);
+                if (response.begin(sequence, capacity)) {
+                    HandlerEvent event = events.handlerStarting();
+                    int outcome = response.run(handler, request);
+                    events.handlerEnded(event, header, outcome, response.committed());
+                    // The payload is dead and the ranges were copied: give the slot back before
+                    // responding, so that the client's next request never waits for it.
+                    transport.releaseRequest(slot);
+                    response.finish(outcome);
+                } else {
+                    transport.releaseRequest(slot);
+                    response.finish(WireStatus.BUSY);
+                }
             } finally {
                 activity++;
                 drain.exit();
@@ -243,6 +252,8 @@ final class ServerSession implements BootstrapServer.Connection {
             delivering = false;
             sequence++;
         }
+        // Closing: the last response may still be on its way (RDMA); let it land first.
+        transport.flush();
     }
 
     @Override
@@ -251,7 +262,8 @@ final class ServerSession implements BootstrapServer.Connection {
         // drain timeouts): a HELLO read from now on is refused with SHUTTING_DOWN rather than cut
         // off, and one accepted already meets the closed gate before its first request.
         if (drain.closeIfIdle() && serving) {
-            forceClose();
+            // Not at once: a response already sent may still be on its way (RDMA).
+            transport.closeWhenDelivered();
         }
     }
 
@@ -264,10 +276,25 @@ final class ServerSession implements BootstrapServer.Connection {
     /**
      * The response a handler writes into: committed bytes travel as pieces once the transport's
      * piece size is pending, the rest with the completion.
+     *
+     * <p>Its buffer is an extent of the server's {@link StagingPool}, borrowed for the request's
+     * capacity (rounded up to whole blocks) before the handler runs. Each piece hands the blocks
+     * wholly before its end to the transport, which returns them once sent; the completion hands
+     * the rest. The view of the extent is kept while the connection gets the same extent back, so
+     * a steady stream of responses allocates nothing.
      */
     private final class Response implements OflResponse {
-        private final MemorySegment staging;
+        private static final MemorySegment EMPTY = MemorySegment.ofArray(new byte[0]);
+        private final StagingPool pool;
         private final int pieceBytes;
+        private MemorySegment view = EMPTY;
+        private long viewBase = -1;
+        private long viewBytes;
+        /** The extent's offset in the pool, or the previous one between responses. */
+        private long base = -1;
+        private long extentBytes;
+        /** Bytes from the extent's start already handed to the transport to return, whole blocks. */
+        private long handed;
         private long sequence;
         private int handlerStatus;
         /** Set when sending a piece failed: only then does a connection exception end the connection. */
@@ -276,16 +303,58 @@ final class ServerSession implements BootstrapServer.Connection {
         private long committed;
         private long flushed;
 
-        Response(MemorySegment staging, int pieceBytes) {
-            this.staging = staging;
+        Response(StagingPool pool, int pieceBytes) {
+            this.pool = pool;
             this.pieceBytes = pieceBytes;
         }
 
-        void begin(long requestSequence, long responseCapacity) {
+        /**
+         * Borrows staging for the request's capacity, waiting up to the server's staging timeout.
+         *
+         * @return {@code false} if none could be had: the request is answered BUSY
+         */
+        boolean begin(long requestSequence, long responseCapacity) {
             sequence = requestSequence;
             capacity = responseCapacity;
             committed = 0;
             flushed = 0;
+            handed = 0;
+            extentBytes = 0;
+            if (responseCapacity == 0) {
+                view = EMPTY;
+                return true;
+            }
+            long bytes = StagingPool.blocksFor(responseCapacity) * StagingPool.BLOCK_BYTES;
+            long at;
+            try {
+                at = pool.reserve(bytes, base,
+                        server.config().clock().nanoTime() + server.config().stagingTimeout().toNanos());
+            } catch (OflException | IllegalStateException e) {
+                LOG.warn("connection {} from {}: request {} answered BUSY: {}", id, peer, requestSequence,
+                        e.getMessage());
+                return false;
+            }
+            if (at == StagingPool.NO_EXTENT) {
+                LOG.debug("connection {} from {}: request {} answered BUSY: no {} bytes of staging free within {}",
+                        id, peer, requestSequence, bytes, server.config().stagingTimeout());
+                return false;
+            }
+            base = at;
+            extentBytes = bytes;
+            if (at != viewBase || bytes != viewBytes) {
+                view = pool.view(at, bytes);
+                viewBase = at;
+                viewBytes = bytes;
+            }
+            return true;
+        }
+
+        /** Returns what was not handed to the transport; only once the transport closed cleanly. */
+        void abandon() {
+            if (handed < extentBytes) {
+                pool.release(base + handed, extentBytes - handed);
+                handed = extentBytes;
+            }
         }
 
         /**
@@ -317,20 +386,26 @@ final class ServerSession implements BootstrapServer.Connection {
             return outcome;
         }
 
-        /** With OK sends the rest and the completion; otherwise drops what was not sent (a refusal has no data). */
+        /**
+         * With OK sends the rest and the completion; otherwise drops what was not sent (a refusal
+         * has no data). Hands the rest of the extent back through the transport.
+         */
         void finish(int wireStatus) throws IOException {
             if (wireStatus != WireStatus.OK) {
                 committed = flushed;
             }
-            transport.sendEnd(sequence, flushed, committed, wireStatus,
+            long releaseFrom = handed;
+            // Handed over before the call: the transport owns these blocks even if it throws.
+            handed = extentBytes;
+            transport.sendEnd(sequence, Math.max(base, 0), flushed, committed, wireStatus,
                     wireStatus == WireStatus.REFUSED ? handlerStatus : 0,
-                    wireStatus == WireStatus.OK ? committed : 0, ranges);
+                    wireStatus == WireStatus.OK ? committed : 0, ranges, base + releaseFrom, extentBytes - releaseFrom);
             flushed = committed;
         }
 
         @Override
         public MemorySegment buffer() {
-            return staging;
+            return view;
         }
 
         @Override
@@ -351,8 +426,12 @@ final class ServerSession implements BootstrapServer.Connection {
             }
             committed += length;
             if (committed - flushed >= pieceBytes) {
+                long releaseFrom = handed;
+                // Blocks wholly before the end of this piece: the handler writes only after it.
+                handed = StagingPool.blockFloor(committed);
                 try {
-                    transport.sendPiece(sequence, flushed, committed, ranges);
+                    transport.sendPiece(sequence, base, flushed, committed, ranges, base + releaseFrom,
+                            handed - releaseFrom);
                 } catch (IOException e) {
                     transportFailed = true;
                     throw new OflConnectionException("sending a response piece failed: " + e, e);

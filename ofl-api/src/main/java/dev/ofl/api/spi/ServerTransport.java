@@ -20,17 +20,24 @@ import java.nio.channels.SocketChannel;
  *     which a transport may also call itself from the process's {@link LivenessWatcher}.</li>
  * <li><b>Blocking.</b> {@link #nextRequest()} blocks until a request arrives, the peer leaves or
  *     the connection is broken; {@link #completeRequest} until the whole request is in;
- *     {@link #sendPiece} and {@link #sendEnd} until the transport may reuse the staging bytes
- *     they name. Nothing else blocks.</li>
+ *     {@link #sendPiece} and {@link #sendEnd} until the piece is written to the socket or posted
+ *     to the device (not until it completes). Nothing else blocks.</li>
  * <li><b>Failure.</b> A failed connection is reported by throwing {@link IOException} (an
  *     {@link java.io.EOFException} when the peer left between requests) or
  *     {@link dev.ofl.api.OflConnectionException}, with a sentence naming the cause; a peer that
  *     breaks the protocol, by {@link ProtocolException}.</li>
  * <li><b>Break.</b> After {@link #breakConnection()} returns, nothing more is read from or written
  *     to the peer, and every blocked call returns by throwing. Idempotent; never throws.</li>
- * <li><b>Memory.</b> The transport owns its receive slots and staging area, allocated in
- *     {@link #accept} for the negotiated limits; {@link #close()} frees them unless a device might
- *     still use them.</li>
+ * <li><b>Memory.</b> The transport owns its receive memory, allocated in {@link #accept} (as
+ *     little as the backend allows: a HELLO that sends no request should cost at most 64 KiB) and
+ *     freed by {@link #close()} unless a device might still use it. Response bytes are staged in
+ *     the server-wide {@link StagingPool} of {@link #staging()}: the session borrows an extent per
+ *     response and hands its blocks to the transport with each {@link #sendPiece} and
+ *     {@link #sendEnd} (their {@code releaseOffset} and {@code releaseBytes}); the transport
+ *     returns them to the pool once nothing reads them any more: after the socket write (TCP), or
+ *     when the RDMA WRITEs posted so far have completed. It takes them even when the call throws,
+ *     and returns every block it still holds in {@link #close()} when that returns {@code true};
+ *     when it returns {@code false}, it {@linkplain StagingPool#pin() pins} the pool.</li>
  * </ul>
  */
 public interface ServerTransport {
@@ -68,7 +75,7 @@ public interface ServerTransport {
     }
 
     /**
-     * Sets up the connection for an accepted HELLO: receive slots, staging, queue pair.
+     * Sets up the connection for an accepted HELLO: receive memory, queue pair; no staging.
      *
      * @param hello the accepted HELLO, whose limits are the negotiated ones
      * @return this side's endpoint for the accepting WELCOME
@@ -98,11 +105,12 @@ public interface ServerTransport {
     int pieceBytes();
 
     /**
-     * The response staging area, at least the negotiated maximum response size.
+     * The server-wide staging pool this transport sends response bytes from; the same object for
+     * every connection of a server.
      *
-     * @return memory the handler writes its response into
+     * @return the pool
      */
-    MemorySegment staging();
+    StagingPool staging();
 
     /**
      * Waits for the next request.
@@ -143,28 +151,65 @@ public interface ServerTransport {
      * Sends committed staging bytes as one piece.
      *
      * @param sequence the request's sequence
-     * @param from the piece's first byte, in the response stream and the staging area
+     * @param stagingOffset where the response's first byte is in the pool's memory
+     * @param from the piece's first byte in the response stream (at {@code stagingOffset + from})
      * @param to the end of the piece (exclusive)
      * @param ranges the request's ranges, positioned at {@code from}; a transport that places by
      *     range advances it past the piece, cutting it at range boundaries
+     * @param releaseOffset the first pool byte to return once this piece and everything before it
+     *     no longer needs the memory; block-aligned
+     * @param releaseBytes how many (whole blocks; zero: none)
      * @throws IOException if the connection failed
      */
-    void sendPiece(long sequence, long from, long to, RangeCursor ranges) throws IOException;
+    void sendPiece(long sequence, long stagingOffset, long from, long to, RangeCursor ranges, long releaseOffset,
+            long releaseBytes) throws IOException;
 
     /**
      * Sends the last piece, if any, and the completion.
      *
      * @param sequence the request's sequence
+     * @param stagingOffset where the response's first byte is in the pool's memory
      * @param from the last piece's first byte ({@code from == to} when there is none)
      * @param to its end (exclusive)
      * @param wireStatus a {@link dev.ofl.api.wire.WireStatus} value
      * @param handlerStatus the handler's status for a refusal, else zero
      * @param responseLength the response length the completion announces
      * @param ranges the request's ranges, positioned at {@code from}
+     * @param releaseOffset the first pool byte to return once the last piece was sent; block-aligned
+     * @param releaseBytes how many (whole blocks; zero: none): the rest of the response's extent
      * @throws IOException if the connection failed
      */
-    void sendEnd(long sequence, long from, long to, int wireStatus, int handlerStatus, long responseLength,
-            RangeCursor ranges) throws IOException;
+    void sendEnd(long sequence, long stagingOffset, long from, long to, int wireStatus, int handlerStatus,
+            long responseLength, RangeCursor ranges, long releaseOffset, long releaseBytes) throws IOException;
+
+    /**
+     * Whether a response already handed over may still fail to reach the client (RDMA: a posted
+     * write has not completed). A connection that fails then counts an undelivered response.
+     *
+     * @return {@code true} while sent bytes are not known to be delivered
+     */
+    default boolean delivering() {
+        return false;
+    }
+
+    /**
+     * Waits until what was sent has been delivered, or has failed (bounded like any delivery):
+     * called before the connection ends while the server drains, so that a response already sent
+     * is not cut off. A transport whose sends complete before they return does nothing.
+     *
+     * @throws IOException if a delivery failed
+     */
+    default void flush() throws IOException {
+    }
+
+    /**
+     * Ends an idle connection while the server drains, once what was sent is delivered (bounded
+     * like any delivery); callable from any thread. A transport whose sends complete before they
+     * return breaks the connection at once.
+     */
+    default void closeWhenDelivered() {
+        breakConnection();
+    }
 
     /** Ends the connection at once. Idempotent; never throws; callable from any thread. */
     void breakConnection();

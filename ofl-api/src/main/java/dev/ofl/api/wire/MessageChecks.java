@@ -184,7 +184,7 @@ public final class MessageChecks {
     /**
      * The status rules of a RESPONSE, the same for every transport: OK carries a length in
      * {@code [minLength, maxLength]} and no handler status, REFUSED a non-zero handler status and
-     * no length, HANDLER_FAILED no length. The rule's text is built only when it fails: this runs on
+     * no length, HANDLER_FAILED no length, BUSY neither data nor handler status. The rule's text is built only when it fails: this runs on
      * every response.
      */
     private static void checkStatus(MessageHeader header, long minLength, long maxLength) throws ProtocolException {
@@ -211,6 +211,15 @@ public final class MessageChecks {
             case WireStatus.HANDLER_FAILED -> {
                 if (header.responseLength() != 0) {
                     throw new ProtocolException("response length", header.responseLength(), "a failure has none");
+                }
+            }
+            case WireStatus.BUSY -> {
+                if (header.responseLength() != 0 || minLength != 0) {
+                    throw new ProtocolException("response length", Math.max(header.responseLength(), minLength),
+                            "BUSY answers a request whose handler never ran: it has no data");
+                }
+                if (header.handlerStatus() != 0) {
+                    throw new ProtocolException("handler status", header.handlerStatus(), "must be zero with BUSY");
                 }
             }
             default -> throw new ProtocolException("status", status, "not a known wire status");

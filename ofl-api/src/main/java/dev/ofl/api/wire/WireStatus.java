@@ -10,6 +10,11 @@ public final class WireStatus {
     public static final int REFUSED = 1;
     /** The handler threw; no data. */
     public static final int HANDLER_FAILED = 2;
+    /**
+     * The server had no response staging memory for the request within its bound; the handler did
+     * not run; no data, no handler status. The connection stays open.
+     */
+    public static final int BUSY = 3;
 
     private WireStatus() {
     }
@@ -25,6 +30,7 @@ public final class WireStatus {
             case OK -> OflStatus.OK;
             case REFUSED -> OflStatus.REFUSED;
             case HANDLER_FAILED -> OflStatus.HANDLER_FAILED;
+            case BUSY -> OflStatus.BUSY;
             default -> throw new IllegalArgumentException("unchecked wire status " + wireStatus);
         };
     }

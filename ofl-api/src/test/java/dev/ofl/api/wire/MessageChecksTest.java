@@ -54,6 +54,12 @@ class MessageChecksTest {
     }
 
     @Test
+    void busyIsAValidResponseWithoutDataOnEitherTransport() throws ProtocolException {
+        MessageChecks.checkServerMessage(server(MessageType.RESPONSE, h -> h.status(WireStatus.BUSY)), 5, 0, 100);
+        MessageChecks.checkRdmaResponse(server(MessageType.RESPONSE, h -> h.status(WireStatus.BUSY)), 5, 100);
+    }
+
+    @Test
     void validRequestReturnsItsLength() throws ProtocolException {
         assertEquals(64 + 104 + 32, MessageChecks.checkRequest(request(h -> { }), LIMITS, 5));
         assertEquals(64 + 1024 + 64, MessageChecks.checkRequest(request(h -> h.payloadLength(1024).rangeCount(4)),
@@ -157,7 +163,12 @@ class MessageChecksTest {
                 h -> h.status(WireStatus.REFUSED).handlerStatus(1).responseLength(5));
         assertServerRefused("response length", MessageType.RESPONSE, 0, 100,
                 h -> h.status(WireStatus.HANDLER_FAILED).responseLength(5));
-        assertServerRefused("status", MessageType.RESPONSE, 0, 100, h -> h.status(3));
+        assertServerRefused("response length", MessageType.RESPONSE, 0, 100,
+                h -> h.status(WireStatus.BUSY).responseLength(5));
+        assertServerRefused("handler status", MessageType.RESPONSE, 0, 100,
+                h -> h.status(WireStatus.BUSY).handlerStatus(7));
+        assertServerRefused("response length", MessageType.RESPONSE, 40, 100, h -> h.status(WireStatus.BUSY));
+        assertServerRefused("status", MessageType.RESPONSE, 0, 100, h -> h.status(4));
         assertServerRefused("status", MessageType.RESPONSE, 0, 100, h -> h.status(-1));
     }
 }

@@ -8,7 +8,9 @@ import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
 import dev.ofl.api.spi.LivenessWatcher;
 import dev.ofl.api.spi.RangeCursor;
+import dev.ofl.api.spi.ServerMemory;
 import dev.ofl.api.spi.ServerTransport;
+import dev.ofl.api.spi.StagingPool;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageChecks;
 import dev.ofl.api.wire.MessageHeader;
@@ -45,9 +47,14 @@ import org.slf4j.LoggerFactory;
  * No provider's reading of the retry count (the kernel's rxe retries for ever at 7) can then make
  * a server hold a dead connection.
  *
- * <p>Memory: receive slots, the staging area and the header buffer belong to a confined arena of
- * the connection's thread and are registered with the connection's {@link Link}; the arena is
- * freed only after the link is closed (QP in ERR, drained, destroyed, regions deregistered).
+ * <p>Memory: the receive slots and a ring of completion headers belong to a confined arena of the
+ * connection's thread and are registered with the connection's {@link Link}; the arena is freed
+ * only after the link is closed (QP in ERR, drained, destroyed, regions deregistered). Response
+ * bytes are written from the server's {@link StagingPool}, registered once for the device. The
+ * blocks a piece or completion hands back are returned to the pool when a signalled write posted
+ * after them completes (writes on one queue pair complete in order), so the next response can be
+ * staged and written while the previous one's WRITE WITH IMMEDIATE is still in flight; blocks whose
+ * writes never completed are returned once the link is closed.
  */
 final class RdmaServerTransport implements ServerTransport {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaServerTransport.class);
@@ -81,10 +88,21 @@ final class RdmaServerTransport implements ServerTransport {
     private MemorySegment[] receiveSlotViews;
     private long slotBytes;
     private MemoryRegion receiveMr;
-    private MemorySegment staging;
-    private MemoryRegion stagingMr;
-    private MemorySegment completionHeader;
+    private final StagingPool pool;
+    private final RegisteredStaging poolMemory;
+    private long stagingAddress;
+    /** One header per send work request number modulo the send depth: reused only once completed. */
+    private MemorySegment completionHeaders;
     private MemoryRegion completionHeaderMr;
+    /** Blocks to return once the write of the same index completes; a ring in posting order. */
+    private final long[] releaseAfterWrite = new long[SEND_DEPTH];
+    private final long[] releaseOffsets = new long[SEND_DEPTH];
+    private final long[] releaseLengths = new long[SEND_DEPTH];
+    private int releaseHead;
+    private int releaseCount;
+    private volatile boolean draining;
+    /** Receive and header memory added to {@link ServerMemory}, taken off when freed. */
+    private long accounted;
     private final int[] pendingSlots = new int[Limits.MAX_IN_FLIGHT];
     private final int[] pendingLengths = new int[Limits.MAX_IN_FLIGHT];
     private int pendingHead;
@@ -95,8 +113,11 @@ final class RdmaServerTransport implements ServerTransport {
     /** A request the client broke, seen while polling; reported when the next request is taken. */
     private ProtocolException violation;
 
-    RdmaServerTransport(RdmaDevice device, RdmaSettings settings, ServerConfig config, SocketChannel channel) {
+    RdmaServerTransport(RdmaDevice device, RdmaSettings settings, ServerConfig config, SocketChannel channel,
+            StagingPool pool, RegisteredStaging poolMemory) {
         this.device = device;
+        this.pool = pool;
+        this.poolMemory = poolMemory;
         this.settings = settings;
         this.config = config;
         this.idle = config.idleStrategy();
@@ -134,10 +155,10 @@ final class RdmaServerTransport implements ServerTransport {
         for (int i = 0; i < n; i++) {
             receiveSlotViews[i] = receiveSlots.asSlice(i * slotBytes, slotBytes);
         }
-        staging = arena.allocate(Math.max(1, limits.maxResponseBytes()), 4096);
-        stagingMr = link.register(staging, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
-        completionHeader = arena.allocate(MessageHeader.LENGTH, 64);
-        completionHeaderMr = link.register(completionHeader, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
+        completionHeaders = arena.allocate((long) SEND_DEPTH * MessageHeader.LENGTH, 4096);
+        completionHeaderMr = link.register(completionHeaders, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
+        accounted = committedBytes();
+        ServerMemory.receive(accounted);
         // Posted before the WELCOME: the client may send as soon as it has read it.
         for (int i = 0; i < n; i++) {
             postReceive(i);
@@ -174,8 +195,34 @@ final class RdmaServerTransport implements ServerTransport {
     }
 
     @Override
-    public MemorySegment staging() {
-        return staging;
+    public StagingPool staging() {
+        return pool;
+    }
+
+    /**
+     * Memory this connection registered for its receive slots and completion headers.
+     *
+     * @return bytes
+     */
+    long committedBytes() {
+        return receiveSlots == null ? 0 : receiveSlots.byteSize() + completionHeaders.byteSize();
+    }
+
+    @Override
+    public boolean delivering() {
+        return postedWrites > completedWrites;
+    }
+
+    @Override
+    public void flush() throws IOException {
+        if (postedWrites > completedWrites) {
+            awaitWrites(0);
+        }
+    }
+
+    @Override
+    public void closeWhenDelivered() {
+        draining = true;
     }
 
     private void postReceive(int slot) {
@@ -195,9 +242,14 @@ final class RdmaServerTransport implements ServerTransport {
                 throw violation;
             }
             if (work == 0) {
-                if (peerLoss != null) {
-                    // Between requests a lost peer is the end of the stream, not a failure (PROTOCOL.md §7.5).
-                    throw new EOFException(peerLoss);
+                if (peerLoss != null || draining) {
+                    // A response posted before is given its bound to complete or fail by itself.
+                    awaitWrites(0);
+                    if (peerLoss != null) {
+                        // Between requests a lost peer is the end of the stream, not a failure (PROTOCOL.md §7.5).
+                        throw new EOFException(peerLoss);
+                    }
+                    throw new IOException("the server is closing");
                 }
                 waitForCompletions(work);
             }
@@ -265,6 +317,7 @@ final class RdmaServerTransport implements ServerTransport {
                 pendingCount++;
             } else if (opcode == ibv_wc_opcode.IBV_WC_RDMA_WRITE && wrId > completedWrites && wrId <= postedWrites) {
                 completedWrites = wrId;
+                returnCompleted();
             } else {
                 throw new IOException("unexpected completion " + ibv_wc_opcode.name(opcode) + " (work request "
                         + wrId + "): the client used the queue pair outside the protocol");
@@ -335,6 +388,39 @@ final class RdmaServerTransport implements ServerTransport {
         }
     }
 
+    /** Returns the blocks of every write that has completed. */
+    private void returnCompleted() {
+        while (releaseCount > 0 && releaseAfterWrite[releaseHead] <= completedWrites) {
+            pool.release(releaseOffsets[releaseHead], releaseLengths[releaseHead]);
+            releaseHead = (releaseHead + 1) % releaseAfterWrite.length;
+            releaseCount--;
+        }
+    }
+
+    /**
+     * Returns blocks once write {@code wrId} has completed, which a signalled write posted after it
+     * shows. Each entry follows at least one posted write and fewer than the send depth are
+     * outstanding, so the ring never fills.
+     */
+    private void returnAfter(long wrId, long offset, long bytes) {
+        if (bytes == 0) {
+            return;
+        }
+        if (wrId <= completedWrites) {
+            pool.release(offset, bytes);
+            return;
+        }
+        if (releaseCount == releaseAfterWrite.length) {
+            throw new IllegalStateException("more than " + releaseCount + " staging returns pending on qp "
+                    + link.qp.qpNumber());
+        }
+        int tail = (releaseHead + releaseCount) % releaseAfterWrite.length;
+        releaseAfterWrite[tail] = wrId;
+        releaseOffsets[tail] = offset;
+        releaseLengths[tail] = bytes;
+        releaseCount++;
+    }
+
     private void postWrite(int opcode, long localAddress, int length, int lkey, long remoteAddress, int rkey,
             int immediate, boolean last) throws IOException {
         awaitWrites(SEND_DEPTH - 2);
@@ -348,36 +434,60 @@ final class RdmaServerTransport implements ServerTransport {
         }
     }
 
-    /** Posts RDMA WRITEs for [from, to), cut at the client's range boundaries. */
+    /**
+     * Posts RDMA WRITEs for [from, to), cut at the client's range boundaries. Its blocks return
+     * with the next signalled write (every 64th, or the response's completion): signalling every
+     * piece would cost a completion per 64 KiB and measurably less throughput.
+     */
     @Override
-    public void sendPiece(long sequence, long from, long to, RangeCursor ranges) throws IOException {
+    public void sendPiece(long sequence, long stagingOffset, long from, long to, RangeCursor ranges,
+            long releaseOffset, long releaseBytes) throws IOException {
+        try {
+            write(stagingOffset, from, to, ranges);
+        } finally {
+            // Even after a failure: a write posted before it may still read these blocks.
+            returnAfter(postedWrites, releaseOffset, releaseBytes);
+        }
+    }
+
+    private void write(long stagingOffset, long from, long to, RangeCursor ranges) throws IOException {
+        if (to > from && stagingAddress == 0) {
+            stagingAddress = pool.memory().address();
+        }
         long at = from;
         while (at < to) {
             long chunk = ranges.chunk(to - at);
-            postWrite(ibv_wr_opcode.IBV_WR_RDMA_WRITE, staging.address() + at, (int) chunk, stagingMr.lkey(),
-                    ranges.position(), ranges.key(), 0, false);
+            postWrite(ibv_wr_opcode.IBV_WR_RDMA_WRITE, stagingAddress + stagingOffset + at, (int) chunk,
+                    poolMemory.lkey(), ranges.position(), ranges.key(), 0, false);
             ranges.advance(chunk);
             at += chunk;
         }
     }
 
     /**
-     * Posts the last piece, then the completion header by WRITE WITH IMMEDIATE on the same QP, and
-     * waits for it: the staging area is reused by the next request only when every write from it
-     * has completed.
+     * Posts the last piece, then the completion header by WRITE WITH IMMEDIATE on the same QP,
+     * signalled; the response's blocks return to the pool when it completes. It does not wait for
+     * it: the next request is taken and staged meanwhile.
      */
     @Override
-    public void sendEnd(long sequence, long from, long to, int wireStatus, int handlerStatus, long responseLength,
-            RangeCursor ranges) throws IOException {
-        sendPiece(sequence, from, to, ranges);
-        out.wrap(completionHeader, 0).reset(MessageType.RESPONSE, sequence)
-                .status(wireStatus)
-                .handlerStatus(handlerStatus)
-                .responseLength(responseLength);
-        long slot = sequence % limits.maxInFlight();
-        postWrite(ibv_wr_opcode.IBV_WR_RDMA_WRITE_WITH_IMM, completionHeader.address(), MessageHeader.LENGTH,
-                completionHeaderMr.lkey(), ringAddress + slot * MessageHeader.LENGTH, ringKey, (int) sequence, true);
-        awaitWrites(0);
+    public void sendEnd(long sequence, long stagingOffset, long from, long to, int wireStatus, int handlerStatus,
+            long responseLength, RangeCursor ranges, long releaseOffset, long releaseBytes) throws IOException {
+        try {
+            write(stagingOffset, from, to, ranges);
+            // The header's slot is that of the next work request number, once it may be posted.
+            awaitWrites(SEND_DEPTH - 2);
+            long header = ((postedWrites + 1) % SEND_DEPTH) * MessageHeader.LENGTH;
+            out.wrap(completionHeaders, header).reset(MessageType.RESPONSE, sequence)
+                    .status(wireStatus)
+                    .handlerStatus(handlerStatus)
+                    .responseLength(responseLength);
+            long slot = sequence % limits.maxInFlight();
+            postWrite(ibv_wr_opcode.IBV_WR_RDMA_WRITE_WITH_IMM, completionHeaders.address() + header,
+                    MessageHeader.LENGTH, completionHeaderMr.lkey(), ringAddress + slot * MessageHeader.LENGTH, ringKey,
+                    (int) sequence, true);
+        } finally {
+            returnAfter(postedWrites, releaseOffset, releaseBytes);
+        }
     }
 
     private void breakLink() {
@@ -412,6 +522,15 @@ final class RdmaServerTransport implements ServerTransport {
         }
         if (arena != null) {
             arena.close();
+            arena = null;
+            ServerMemory.receive(-accounted);
+            accounted = 0;
+        }
+        // The queue pair is destroyed: no write reads the pool any more.
+        while (releaseCount > 0) {
+            pool.release(releaseOffsets[releaseHead], releaseLengths[releaseHead]);
+            releaseHead = (releaseHead + 1) % releaseAfterWrite.length;
+            releaseCount--;
         }
         return true;
     }

@@ -16,6 +16,7 @@ import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.spi.BootstrapServer;
 import dev.ofl.api.spi.ClientSession;
+import dev.ofl.api.spi.StagingPool;
 import dev.ofl.verbs.QueuePairAttributes;
 import dev.ofl.verbs.ffm.ibv_qp_state;
 import java.lang.foreign.Arena;
@@ -53,14 +54,20 @@ class RdmaQueuePairTest {
                     .bootstrapTimeout(TestEnvironment.duration(5)).properties(properties).build();
             RdmaSettings settings = RdmaSettings.from(properties);
             RdmaDevice device = RdmaDevice.open(config.bind().getAddress(), settings);
+            RegisteredStaging memory = new RegisteredStaging(device);
+            StagingPool pool = new StagingPool(config.stagingBudgetBytes(), memory, config.clock());
             server = BootstrapServer.start(config, RdmaBackend.NAME, (request, response) -> {
                 response.write(request.payload());
                 return 0;
             }, (serverConfig, channel, id) -> {
-                RdmaServerTransport transport = new RdmaServerTransport(device, settings, serverConfig, channel);
+                RdmaServerTransport transport = new RdmaServerTransport(device, settings, serverConfig, channel, pool,
+                        memory);
                 transports.add(transport);
                 return transport;
-            }, s -> device.close());
+            }, s -> {
+                pool.close();
+                device.close();
+            });
         }
 
         QueuePairAttributes onlyConnection() {

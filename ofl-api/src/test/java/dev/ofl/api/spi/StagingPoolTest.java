@@ -1,0 +1,288 @@
+package dev.ofl.api.spi;
+
+import static dev.ofl.api.spi.StagingPool.BLOCK_BYTES;
+import static dev.ofl.api.spi.StagingPool.NO_EXTENT;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ofl.api.NanoClock;
+import dev.ofl.api.OflException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The server-wide staging pool: budget, extents, partial returns, waiting and its memory's life. */
+class StagingPoolTest {
+    private static final long NOW = 1_000;
+    /** A clock that never moves: a deadline of NOW has passed, so nothing waits. */
+    private static final NanoClock STOPPED = () -> NOW;
+    private static final long LATER = Long.MAX_VALUE / 2;
+
+    /** Counts allocations and frees of plain native memory. */
+    private static final class CountingMemory implements StagingPool.Memory {
+        private final StagingPool.Memory memory = StagingPool.Memory.offHeap();
+        private final AtomicInteger allocations = new AtomicInteger();
+        private final AtomicInteger frees = new AtomicInteger();
+        private volatile boolean failing;
+
+        @Override
+        public MemorySegment allocate(long bytes) {
+            allocations.incrementAndGet();
+            if (failing) {
+                throw new OutOfMemoryError("injected: no " + bytes + " bytes");
+            }
+            return memory.allocate(bytes);
+        }
+
+        @Override
+        public void free() {
+            frees.incrementAndGet();
+            memory.free();
+        }
+    }
+
+    private static StagingPool pool(int blocks, CountingMemory memory, NanoClock clock) {
+        return new StagingPool((long) blocks * BLOCK_BYTES, memory, clock);
+    }
+
+    @Test
+    void memoryIsAllocatedByTheFirstReservationOnlyAndFreedOnceAtClose() {
+        CountingMemory memory = new CountingMemory();
+        StagingPool pool = pool(8, memory, STOPPED);
+        assertEquals(0, pool.committedBytes(), "a pool nobody borrowed from holds no memory");
+        assertNull(pool.memory());
+        long a = pool.reserve(100, -1, NOW);
+        long b = pool.reserve(BLOCK_BYTES + 1, -1, NOW);
+        assertEquals(0, a);
+        assertEquals(BLOCK_BYTES, b, "extents are whole blocks: 100 bytes take one");
+        assertEquals(3L * BLOCK_BYTES, pool.inUseBytes());
+        assertEquals(8L * BLOCK_BYTES, pool.committedBytes());
+        assertEquals(1, memory.allocations.get());
+        pool.release(a, BLOCK_BYTES);
+        pool.release(b, 2L * BLOCK_BYTES);
+        assertEquals(0, pool.inUseBytes());
+        assertEquals(3L * BLOCK_BYTES, pool.highWaterBytes());
+        pool.close();
+        pool.close();
+        assertEquals(1, memory.frees.get(), "closed once, freed once");
+        assertEquals(0, pool.committedBytes());
+        assertThrows(IllegalStateException.class, () -> pool.reserve(1, -1, NOW));
+    }
+
+    @Test
+    void anExhaustedPoolAnswersNoExtentAtTheDeadlineAndCountsIt() {
+        StagingPool pool = pool(4, new CountingMemory(), STOPPED);
+        assertEquals(0, pool.reserve(4L * BLOCK_BYTES, -1, NOW));
+        assertEquals(NO_EXTENT, pool.reserve(1, -1, NOW), "the whole budget is borrowed");
+        assertEquals(1, pool.timeouts());
+        assertThrows(IllegalArgumentException.class, () -> pool.reserve(5L * BLOCK_BYTES, -1, NOW),
+                "more than the budget can never be had");
+        assertThrows(IllegalArgumentException.class, () -> pool.reserve(0, -1, NOW));
+        pool.close();
+    }
+
+    @Test
+    void partialReturnsFreeBlocksForOthersWhileTheRestStaysBorrowed() {
+        StagingPool pool = pool(4, new CountingMemory(), STOPPED);
+        long extent = pool.reserve(4L * BLOCK_BYTES, -1, NOW);
+        pool.release(extent, 2L * BLOCK_BYTES);
+        assertEquals(0, pool.reserve(2L * BLOCK_BYTES, -1, NOW), "the returned head is reusable");
+        assertEquals(NO_EXTENT, pool.reserve(1, -1, NOW), "the tail is still borrowed");
+        pool.release(3L * BLOCK_BYTES, BLOCK_BYTES);
+        assertEquals(3L * BLOCK_BYTES, pool.reserve(1, -1, NOW));
+        assertEquals(4L * BLOCK_BYTES, pool.inUseBytes());
+        pool.close();
+    }
+
+    @Test
+    void fragmentedFreeBlocksDoNotMakeAContiguousExtent() {
+        StagingPool pool = pool(4, new CountingMemory(), STOPPED);
+        long[] single = new long[4];
+        for (int i = 0; i < 4; i++) {
+            single[i] = pool.reserve(1, -1, NOW);
+        }
+        pool.release(single[0], BLOCK_BYTES);
+        pool.release(single[2], BLOCK_BYTES);
+        assertEquals(NO_EXTENT, pool.reserve(2L * BLOCK_BYTES, -1, NOW),
+                "two free blocks that are not adjacent cannot hold a 2-block response");
+        pool.release(single[1], BLOCK_BYTES);
+        assertEquals(0, pool.reserve(3L * BLOCK_BYTES, -1, NOW), "first fit once blocks 0..2 are free");
+        pool.close();
+    }
+
+    @Test
+    void thePreviousExtentIsTriedFirstSoAConnectionKeepsItsView() {
+        StagingPool pool = pool(16, new CountingMemory(), STOPPED);
+        long other = pool.reserve(BLOCK_BYTES, -1, NOW);
+        long mine = pool.reserve(2L * BLOCK_BYTES, 8L * BLOCK_BYTES, NOW);
+        assertEquals(8L * BLOCK_BYTES, mine);
+        pool.release(other, BLOCK_BYTES);
+        pool.release(mine, 2L * BLOCK_BYTES);
+        assertEquals(mine, pool.reserve(2L * BLOCK_BYTES, mine, NOW), "first fit would have chosen 0");
+        pool.close();
+    }
+
+    @Test
+    void returningWhatIsNotBorrowedOrNotWholeBlocksIsRefused() {
+        StagingPool pool = pool(4, new CountingMemory(), STOPPED);
+        long extent = pool.reserve(BLOCK_BYTES, -1, NOW);
+        assertThrows(IllegalArgumentException.class, () -> pool.release(extent, 100));
+        assertThrows(IllegalArgumentException.class, () -> pool.release(extent + 1, BLOCK_BYTES));
+        assertThrows(IllegalArgumentException.class, () -> pool.release(BLOCK_BYTES, BLOCK_BYTES),
+                "block 1 was never borrowed");
+        assertThrows(IllegalArgumentException.class, () -> pool.release(0, 5L * BLOCK_BYTES));
+        pool.release(extent, BLOCK_BYTES);
+        IllegalArgumentException twice = assertThrows(IllegalArgumentException.class,
+                () -> pool.release(extent, BLOCK_BYTES));
+        assertTrue(twice.getMessage().contains("not borrowed"), twice.getMessage());
+        pool.release(extent, 0);
+        pool.close();
+    }
+
+    @Test
+    void aFailedAllocationIsReportedWithTheFixAndRetriedByTheNextReservation() {
+        CountingMemory memory = new CountingMemory();
+        memory.failing = true;
+        StagingPool pool = pool(4, memory, STOPPED);
+        OflException e = assertThrows(OflException.class, () -> pool.reserve(1, -1, NOW));
+        assertTrue(e.getMessage().contains("stagingBudgetBytes"), e.getMessage());
+        assertEquals(0, pool.inUseBytes(), "the failed reservation holds nothing");
+        memory.failing = false;
+        assertEquals(0, pool.reserve(4L * BLOCK_BYTES, -1, NOW), "every block is free again");
+        assertEquals(2, memory.allocations.get());
+        pool.close();
+    }
+
+    @Test
+    void aPinnedPoolKeepsItsMemory() {
+        CountingMemory memory = new CountingMemory();
+        StagingPool pool = pool(2, memory, STOPPED);
+        pool.reserve(1, -1, NOW);
+        pool.pin();
+        pool.close();
+        assertTrue(pool.pinned());
+        assertEquals(0, memory.frees.get(), "a device might still read it");
+    }
+
+    @Test
+    void aWaitingReservationGetsTheExtentWhenItIsReturned() throws Exception {
+        StagingPool pool = pool(4, new CountingMemory(), NanoClock.SYSTEM);
+        long all = pool.reserve(4L * BLOCK_BYTES, -1, LATER);
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        try {
+            Future<Long> waiting = executor.submit(() -> pool.reserve(3L * BLOCK_BYTES, -1, LATER));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (pool.waits() == 0 && System.nanoTime() - deadline < 0) {
+                Thread.onSpinWait();
+            }
+            assertEquals(1, pool.waits(), "the second reservation waits");
+            assertFalse(waiting.isDone());
+            pool.release(all, 4L * BLOCK_BYTES);
+            assertEquals(0L, waiting.get(10, TimeUnit.SECONDS));
+        } finally {
+            executor.shutdownNow();
+        }
+        pool.close();
+    }
+
+    @Test
+    void closingWakesWaitersWithAnError() throws Exception {
+        StagingPool pool = pool(1, new CountingMemory(), NanoClock.SYSTEM);
+        pool.reserve(1, -1, LATER);
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        try {
+            Future<Long> waiting = executor.submit(() -> pool.reserve(1, -1, LATER));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (pool.waits() == 0 && System.nanoTime() - deadline < 0) {
+                Thread.onSpinWait();
+            }
+            pool.close();
+            java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> waiting.get(10, TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof IllegalStateException, String.valueOf(e.getCause()));
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    /**
+     * Threads borrow extents of random sizes, fill them with their own mark, return them in random
+     * pieces, and check that nobody else wrote into them: extents never overlap and the budget
+     * holds at every moment.
+     */
+    @Test
+    void theBudgetHoldsAndExtentsNeverOverlapUnderConcurrency() throws Exception {
+        int blocks = 64;
+        StagingPool pool = pool(blocks, new CountingMemory(), NanoClock.SYSTEM);
+        int threads = 4;
+        int rounds = 2_000;
+        AtomicLong borrowed = new AtomicLong();
+        AtomicLong mostBorrowed = new AtomicLong();
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService executor = Executors.newFixedThreadPool(threads);
+        List<Future<Integer>> results = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            byte mark = (byte) (t + 1);
+            long seed = 17 + t;
+            results.add(executor.submit(() -> {
+                SplittableRandom random = new SplittableRandom(seed);
+                start.await();
+                int granted = 0;
+                for (int r = 0; r < rounds; r++) {
+                    long bytes = 1 + random.nextLong(24L * BLOCK_BYTES);
+                    long at = pool.reserve(bytes, -1, System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+                    if (at == NO_EXTENT) {
+                        continue;
+                    }
+                    granted++;
+                    long extent = StagingPool.blocksFor(bytes) * BLOCK_BYTES;
+                    long now = borrowed.addAndGet(extent);
+                    mostBorrowed.accumulateAndGet(now, Math::max);
+                    MemorySegment view = pool.view(at, extent);
+                    view.fill(mark);
+                    Thread.yield();
+                    for (long i = 0; i < extent; i += 512) {
+                        if (view.get(ValueLayout.JAVA_BYTE, i) != mark) {
+                            throw new AssertionError("byte " + (at + i) + " of an extent was written by another");
+                        }
+                    }
+                    long returned = 0;
+                    while (returned < extent) {
+                        long piece = Math.min(extent - returned,
+                                (1 + random.nextLong(4)) * BLOCK_BYTES);
+                        borrowed.addAndGet(-piece);
+                        pool.release(at + returned, piece);
+                        returned += piece;
+                    }
+                }
+                return granted;
+            }));
+        }
+        start.countDown();
+        int granted = 0;
+        for (Future<Integer> result : results) {
+            granted += result.get(60, TimeUnit.SECONDS);
+        }
+        executor.shutdown();
+        assertEquals((long) threads * rounds, granted, "with a 10 s bound every reservation is served");
+        assertTrue(mostBorrowed.get() <= (long) blocks * BLOCK_BYTES, "borrowed " + mostBorrowed.get());
+        assertTrue(pool.highWaterBytes() <= (long) blocks * BLOCK_BYTES);
+        assertNotEquals(0, pool.highWaterBytes());
+        assertEquals(0, pool.inUseBytes(), "everything came back");
+        pool.close();
+    }
+}
