@@ -303,6 +303,13 @@ public final class ClientSession implements OflClient {
                 if (awaited[slot]) {
                     throw e;
                 }
+                if (done[slot]) {
+                    // The same poll completed this ticket and then met the failure (an RDMA queue
+                    // pair broken after the peer left flushes the rest): what arrived first counts.
+                    breakConnection(transport.lossReason() != null ? Counter.PEER_LOSSES : Counter.TRANSPORT_FAILURES,
+                            e.getMessage());
+                    break;
+                }
                 release(slot);
                 throw broken(Counter.TRANSPORT_FAILURES, e.getMessage(), e.getCause());
             } catch (RuntimeException e) {

@@ -34,17 +34,31 @@ class ClientSessionLossTest {
     private static final class LateLossTransport implements ClientTransport {
         private final MemorySegment response = Arena.ofAuto().allocate(MessageHeader.LENGTH);
         private final boolean deliverAfterLoss;
+        private final boolean failAfterCompletion;
         private int polls;
         private boolean completionQueued;
         private String lost;
 
         LateLossTransport(boolean deliverAfterLoss) {
+            this(deliverAfterLoss, false);
+        }
+
+        LateLossTransport(boolean deliverAfterLoss, boolean failAfterCompletion) {
             this.deliverAfterLoss = deliverAfterLoss;
+            this.failAfterCompletion = failAfterCompletion;
         }
 
         @Override
         public int poll(ResponseSink sink) throws ProtocolException {
             polls++;
+            if (failAfterCompletion) {
+                // One poll completes the ticket, then meets what the broken queue pair flushed.
+                lost = "the peer closed the bootstrap connection";
+                new MessageHeader().wrap(response, 0).reset(MessageType.RESPONSE, sink.receivingSequence())
+                        .status(WireStatus.OK).responseLength(0);
+                sink.complete(new MessageHeader().wrap(response, 0));
+                throw new OflConnectionException(lost);
+            }
             if (polls == 1) {
                 // Both arrive right after this poll looked.
                 completionQueued = deliverAfterLoss;
@@ -133,6 +147,20 @@ class ClientSessionLossTest {
             assertEquals(OflStatus.OK, client.await(ticket, System.nanoTime() + 1_000_000_000L, completion));
             assertEquals(1, client.statistics().peerLosses(), "the loss is still counted");
             assertTrue(client.isBroken(), "the client is broken after the loss");
+        }
+    }
+
+    @Test
+    void aCompletionBeforeAFailureInTheSamePollIsReturned() {
+        try (Arena arena = Arena.ofConfined();
+                ClientSession client = new ClientSession(config(),
+                        (c, slots, bytes) -> new LateLossTransport(false, true))) {
+            Region region = client.registerRegion(arena.allocate(64));
+            long ticket = client.submit(1, 0, 0, ResponseRanges.of(region));
+            assertEquals(OflStatus.OK, client.await(ticket, System.nanoTime() + 1_000_000_000L, new Completion()));
+            assertEquals(1, client.statistics().peerLosses(), "the loss is counted once");
+            assertEquals(0, client.statistics().transportFailures());
+            assertTrue(client.isBroken(), "the client is broken after the failure");
         }
     }
 
