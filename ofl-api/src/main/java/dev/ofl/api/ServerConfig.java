@@ -105,9 +105,7 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         }
         ServiceName.check(serviceName);
         Objects.requireNonNull(limits, "limits");
-        if (maxConnections < 1) {
-            throw new IllegalArgumentException("maxConnections must be at least 1, was " + maxConnections);
-        }
+        atLeastOne("maxConnections", maxConnections);
         positive("bootstrapTimeout", bootstrapTimeout);
         positive("drainTimeout", drainTimeout);
         Objects.requireNonNull(waitMode, "waitMode");

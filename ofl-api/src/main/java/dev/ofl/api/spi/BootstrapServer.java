@@ -195,13 +195,19 @@ public final class BootstrapServer implements OflServer {
      */
     String busyReason(InetAddress source) {
         if (admitted.total() >= config.maxConnections() && oldestUnused() == null) {
-            return "the server is at its cap of " + config.maxConnections() + " connections";
+            return capReason(SourceCounts.ALL_FULL, source);
         }
         if (admitted.count(source) >= perAddressCap()) {
-            return "the server is at its cap of " + perAddressCap() + " connections from "
-                    + source.getHostAddress();
+            return capReason(SourceCounts.SOURCE_FULL, source);
         }
         return null;
+    }
+
+    /** The refusal text for a full cap, the same whether the listener or the decision finds it. */
+    private String capReason(int full, InetAddress source) {
+        return full == SourceCounts.ALL_FULL
+                ? "the server is at its cap of " + config.maxConnections() + " connections"
+                : "the server is at its cap of " + perAddressCap() + " connections from " + source.getHostAddress();
     }
 
     private int perAddressCap() {
@@ -427,9 +433,7 @@ public final class BootstrapServer implements OflServer {
             taken = admitted.awaitAcquire(source, perAddressCap(), config.maxConnections(), ROOM_WAIT_NS);
         }
         if (taken != SourceCounts.TAKEN) {
-            refuse(channel, connectionId, RefusalCode.SERVER_BUSY, taken == SourceCounts.ALL_FULL
-                    ? "the server is at its cap of " + config.maxConnections() + " connections"
-                    : "the server is at its cap of " + perAddressCap() + " connections from " + source.getHostAddress());
+            refuse(channel, connectionId, RefusalCode.SERVER_BUSY, capReason(taken, source));
             return null;
         }
         return hello;
