@@ -3,18 +3,24 @@ package dev.ofl.check;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ofl.api.ClientConfig;
+import dev.ofl.api.Limits;
 import dev.ofl.api.Ofl;
 import dev.ofl.api.OflException;
 import dev.ofl.api.OflServer;
+import dev.ofl.api.PeerKeys;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.verbs.VerbsLibrary;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -122,10 +128,38 @@ public final class Check implements Callable<Integer> {
             description = "rdma: a GID index override (the backend property rdma.gidIndex), checked against --ip.")
     private Integer gidIndex;
 
+    @Option(names = "--key-file", paramLabel = "FILE",
+            description = "A pre-shared key (the file's bytes, at least " + PeerKeys.MIN_KEY_BYTES + "): the "
+                    + "server requires it and the client proves it, and a link check asks that a client without "
+                    + "it is refused. Never pass a key itself on the command line.")
+    private Path keyFile;
+
+    @Option(names = "--key-id", paramLabel = "N", defaultValue = "1",
+            description = "With --key-file: the key's id, 0-4294967295, as the other end knows it (default: "
+                    + "${DEFAULT-VALUE}).")
+    private String keyId;
+
+    @Option(names = "--max-request-bytes", paramLabel = "N",
+            description = "The limits the client proposes (each default: a client's default); in the default "
+                    + "mode and with --serve the server accepts at least them.")
+    private Integer maxRequestBytes;
+
+    @Option(names = "--max-response-bytes", paramLabel = "N", description = "See --max-request-bytes.")
+    private Integer maxResponseBytes;
+
+    @Option(names = "--max-ranges", paramLabel = "N", description = "See --max-request-bytes.")
+    private Integer maxRanges;
+
+    @Option(names = "--max-in-flight", paramLabel = "N", description = "See --max-request-bytes.")
+    private Integer maxInFlight;
+
     @Option(names = "--checks", paramLabel = "WHICH", defaultValue = "all",
             description = "Default mode only: all, link (the link checks alone) or conformance (the suite alone); "
                     + "default: ${DEFAULT-VALUE}.")
     private String checks;
+
+    /** The parsed --key-id, set with the key. */
+    private int keyIdValue;
 
     @Option(names = "--json",
             description = "Print the results as one JSON document on standard output; the check lines go to "
@@ -209,6 +243,8 @@ public final class Check implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--checks is for the default mode; --connect runs the "
                     + "link checks, --serve runs none");
         }
+        Limits limits = limits();
+        byte[] key = key();
         if (library != null) {
             System.setProperty(VerbsLibrary.LIBRARY_PROPERTY, library);
         }
@@ -228,7 +264,8 @@ public final class Check implements Callable<Integer> {
         InetSocketAddress address = new InetSocketAddress(ip, port);
         String where = backend + " on " + address.getAddress().getHostAddress() + ":" + port
                 + (rdma ? ", library " + VerbsLibrary.configuredLibrary() : "") + (properties.isEmpty() ? ""
-                : ", " + properties);
+                : ", " + properties) + (limits.equals(Limits.CLIENT_DEFAULTS) ? "" : ", " + limits)
+                + (key == null ? "" : ", key id " + Integer.toUnsignedString(keyIdValue));
         List<CheckResult> results = new ArrayList<>();
         Consumer<CheckResult> report = result -> {
             results.add(result);
@@ -243,15 +280,18 @@ public final class Check implements Callable<Integer> {
         report.accept(new CheckResult("backend.available", unavailable.isEmpty(), unavailable.orElse(backend
                 + " can run here")));
         if (mode.serve) {
-            return unavailable.isEmpty() ? serve(address, properties, lines) : FAILED;
+            return unavailable.isEmpty() ? serve(address, properties, limits, key, lines) : FAILED;
         }
         if (unavailable.isEmpty()) {
             if (mode.connect || !checks.equals("conformance")) {
-                runLink(address, properties, report);
+                runLink(address, properties, limits, key, report);
             }
             if (!mode.connect && !checks.equals("link")) {
                 ConformanceRun.run(backend, ip, properties, report);
             }
+        }
+        if (key != null) {
+            Arrays.fill(key, (byte) 0);
         }
         long passed = results.stream().filter(CheckResult::passed).count();
         long failed = results.size() - passed;
@@ -264,17 +304,65 @@ public final class Check implements Callable<Integer> {
         return failed == 0 ? PASSED : FAILED;
     }
 
-    private ServerConfig serverConfig(InetSocketAddress address, Map<String, String> properties) {
-        return ServerConfig.builder().backend(backend).bind(address).serviceName(service).properties(properties)
-                .build();
+    private ServerConfig serverConfig(InetSocketAddress address, Map<String, String> properties, Limits limits,
+            byte[] key) {
+        // The server accepts at least what the client proposes, and keeps its defaults' maxima otherwise.
+        Limits defaults = Limits.SERVER_DEFAULTS;
+        ServerConfig.Builder builder = ServerConfig.builder().backend(backend).bind(address).serviceName(service)
+                .properties(properties).limits(new Limits(
+                        Math.max(defaults.maxRequestBytes(), limits.maxRequestBytes()),
+                        Math.max(defaults.maxResponseBytes(), limits.maxResponseBytes()),
+                        Math.max(defaults.maxRanges(), limits.maxRanges()),
+                        Math.max(defaults.maxInFlight(), limits.maxInFlight())));
+        if (key != null) {
+            builder.authenticationKey(keyIdValue, key);
+        }
+        return builder.build();
+    }
+
+    /** The client's proposal: the options given, a client's defaults for the rest. */
+    private Limits limits() {
+        Limits defaults = Limits.CLIENT_DEFAULTS;
+        try {
+            return new Limits(maxRequestBytes != null ? maxRequestBytes : defaults.maxRequestBytes(),
+                    maxResponseBytes != null ? maxResponseBytes : defaults.maxResponseBytes(),
+                    maxRanges != null ? maxRanges : defaults.maxRanges(),
+                    maxInFlight != null ? maxInFlight : defaults.maxInFlight());
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--max-* limits: " + e.getMessage());
+        }
+    }
+
+    /** The key file's bytes, or null without --key-file; checks the id and the key's length. */
+    private byte[] key() {
+        if (keyFile == null) {
+            return null;
+        }
+        try {
+            keyIdValue = Integer.parseUnsignedInt(keyId);
+        } catch (NumberFormatException e) {
+            throw new ParameterException(spec.commandLine(), "--key-id must be 0-4294967295, got '" + keyId + "'");
+        }
+        byte[] key;
+        try {
+            key = Files.readAllBytes(keyFile);
+        } catch (IOException e) {
+            throw new ParameterException(spec.commandLine(), "--key-file " + keyFile + " cannot be read: " + e);
+        }
+        if (key.length < PeerKeys.MIN_KEY_BYTES) {
+            Arrays.fill(key, (byte) 0);
+            throw new ParameterException(spec.commandLine(), "--key-file " + keyFile + " holds " + key.length
+                    + " bytes; a key has at least " + PeerKeys.MIN_KEY_BYTES + " (head -c 32 /dev/urandom > FILE)");
+        }
+        return key;
     }
 
     /** Serves until the server is closed (by the shutdown hook on SIGTERM or Ctrl-C). */
-    private int serve(InetSocketAddress address, Map<String, String> properties, PrintWriter lines)
-            throws InterruptedException {
+    private int serve(InetSocketAddress address, Map<String, String> properties, Limits limits, byte[] key,
+            PrintWriter lines) throws InterruptedException {
         OflServer server;
         try {
-            server = Ofl.serve(serverConfig(address, properties), new CheckService());
+            server = Ofl.serve(serverConfig(address, properties, limits, key), new CheckService());
         } catch (OflException | IllegalArgumentException e) {
             lines.println("FAIL serve: " + e.getMessage());
             lines.flush();
@@ -294,23 +382,27 @@ public final class Check implements Callable<Integer> {
         return PASSED;
     }
 
-    private void runLink(InetSocketAddress address, Map<String, String> properties, Consumer<CheckResult> report) {
-        Supplier<ClientConfig.Builder> client = () -> ClientConfig.builder().backend(backend).server(address)
-                .localAddress(mode.connect ? localIp : ip).serviceName(service).properties(properties)
-                .connectTimeout(Duration.ofSeconds(10));
+    private void runLink(InetSocketAddress address, Map<String, String> properties, Limits limits, byte[] key,
+            Consumer<CheckResult> report) {
+        Supplier<ClientConfig.Builder> unauthenticated = () -> ClientConfig.builder().backend(backend)
+                .server(address).localAddress(mode.connect ? localIp : ip).serviceName(service).limits(limits)
+                .properties(properties).connectTimeout(Duration.ofSeconds(10));
+        Supplier<ClientConfig.Builder> client = key == null ? unauthenticated
+                : () -> unauthenticated.get().authenticationKey(keyIdValue, key);
+        LinkChecks checks = new LinkChecks(client, key == null ? null : unauthenticated, report);
         if (mode.connect) {
-            new LinkChecks(client, report).run();
+            checks.run();
             return;
         }
         OflServer server;
         try {
-            server = Ofl.serve(serverConfig(address, properties), new CheckService());
+            server = Ofl.serve(serverConfig(address, properties, limits, key), new CheckService());
         } catch (OflException | IllegalArgumentException e) {
             report.accept(new CheckResult("link.serve", false, e.getMessage()));
             return;
         }
         try {
-            new LinkChecks(client, report).run();
+            checks.run();
         } finally {
             server.close();
         }

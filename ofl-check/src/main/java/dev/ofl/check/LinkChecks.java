@@ -67,6 +67,8 @@ final class LinkChecks {
     }
 
     private final Supplier<ClientConfig.Builder> settings;
+    /** The same settings without the key, when the server is expected to require one; else null. */
+    private final Supplier<ClientConfig.Builder> unauthenticated;
     private final ClientConfig config;
     private final Consumer<CheckResult> report;
     private final List<CheckResult> results = new ArrayList<>();
@@ -74,10 +76,14 @@ final class LinkChecks {
     /**
      * @param settings a new builder with the client's settings each time: backend, server address,
      *     local address, service, properties; the refusal checks change one setting of it
+     * @param unauthenticated the same settings without the key, if {@code settings} carries one the
+     *     server must require (adds the check that a client without it is refused); else null
      * @param report called with each result as it is known
      */
-    LinkChecks(Supplier<ClientConfig.Builder> settings, Consumer<CheckResult> report) {
+    LinkChecks(Supplier<ClientConfig.Builder> settings, Supplier<ClientConfig.Builder> unauthenticated,
+            Consumer<CheckResult> report) {
         this.settings = settings;
+        this.unauthenticated = unauthenticated;
         this.config = settings.get().build();
         this.report = report;
     }
@@ -90,7 +96,7 @@ final class LinkChecks {
      */
     List<CheckResult> run() {
         boolean connected = check("link.connect", this::connect);
-        List<Object[]> rest = List.of(
+        List<Object[]> rest = new ArrayList<>(List.of(
                 new Object[] {"link.echo-64", (Body) () -> echo(64)},
                 new Object[] {"link.echo-max-request", (Body) () -> echo(-1)},
                 new Object[] {"link.rows-288", (Body) () -> rows(288, 1)},
@@ -102,7 +108,10 @@ final class LinkChecks {
                 new Object[] {"link.timeout-is-fatal-and-nothing-lands-late", (Body) this::timeout},
                 new Object[] {"link.reconnect-keeps-payload-address", (Body) this::reconnect},
                 new Object[] {"link.wrong-service-refused", (Body) this::wrongService},
-                new Object[] {"link.limits-beyond-server-refused", (Body) this::limitsBeyond});
+                new Object[] {"link.limits-beyond-server-refused", (Body) this::limitsBeyond}));
+        if (unauthenticated != null) {
+            rest.add(new Object[] {"link.unauthenticated-refused", (Body) this::unauthenticatedRefused});
+        }
         for (Object[] entry : rest) {
             String name = (String) entry[0];
             if (connected) {
@@ -155,7 +164,7 @@ final class LinkChecks {
             return "connected to " + config.server() + " over " + client.backend() + ", service '"
                     + config.serviceName() + "', limits: request " + limits.maxRequestBytes() + " B, response "
                     + limits.maxResponseBytes() + " B, " + limits.maxRanges() + " ranges, " + limits.maxInFlight()
-                    + " in flight";
+                    + " in flight" + (unauthenticated == null ? "" : ", authenticated both ways");
         }
     }
 
@@ -350,6 +359,18 @@ final class LinkChecks {
             expect(e.code() == RefusalCode.SERVICE_MISMATCH, "refused with " + e.code() + ", expected "
                     + RefusalCode.SERVICE_MISMATCH + ": " + e.getMessage());
             return "service '" + wrong + "' refused with SERVICE_MISMATCH";
+        }
+    }
+
+    private String unauthenticatedRefused() throws CheckFailure {
+        try {
+            Ofl.connect(unauthenticated.get().build()).close();
+            throw new CheckFailure("a client without the key was accepted: the server does not require "
+                    + "authentication");
+        } catch (OflRefusedException e) {
+            expect(e.code() == RefusalCode.AUTHENTICATION_REQUIRED, "refused with " + e.code() + ", expected "
+                    + RefusalCode.AUTHENTICATION_REQUIRED + ": " + e.getMessage());
+            return "a client without the key refused with AUTHENTICATION_REQUIRED";
         }
     }
 

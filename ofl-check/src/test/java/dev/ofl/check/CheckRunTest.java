@@ -4,9 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The command run in this process against 127.0.0.1, over TCP and over softverbs: what it prints,
@@ -107,5 +113,29 @@ class CheckRunTest {
         String serve = run.line("link.serve");
         assertTrue(serve.startsWith("FAIL link.serve: ") && serve.contains("mlx5_9"), run::toString);
         assertTrue(run.out().strip().endsWith("1 passed, 1 failed"), run::toString);
+    }
+
+    /**
+     * With a key file both ends authenticate, a client without the key is refused, and the limits
+     * asked for are the ones negotiated.
+     */
+    @Test
+    void aKeyFileMakesBothEndsAuthenticateAndRefuseAClientWithoutIt(@TempDir Path dir) throws IOException {
+        Path keyFile = dir.resolve("link.key");
+        Files.write(keyFile, new SecureRandom().generateSeed(32));
+        int port = CheckRun.freePort();
+        CheckRun run = CheckRun.of("--backend", "tcp", "--ip", "127.0.0.1", "--port", Integer.toString(port),
+                "--checks", "link", "--key-file", keyFile.toString(), "--key-id", "4000000000",
+                "--max-request-bytes", "8192", "--max-in-flight", "4");
+
+        assertEquals(Check.PASSED, run.exitStatus(), run::toString);
+        assertEquals(2 + LINK_CHECKS.size(), run.checkLines().size(), run::toString);
+        assertTrue(run.line("link.unauthenticated-refused").startsWith("PASS ")
+                && run.line("link.unauthenticated-refused").contains("AUTHENTICATION_REQUIRED"), run::toString);
+        assertTrue(run.line("link.connect").contains("request 8192 B") && run.line("link.connect").contains(
+                "4 in flight") && run.line("link.connect").contains("authenticated both ways"), run::toString);
+        assertTrue(run.out().contains("key id 4000000000"), run::toString);
+        assertTrue(!run.out().contains(HexFormat.of().formatHex(Files.readAllBytes(keyFile)).substring(0, 16)),
+                "the key is never printed");
     }
 }

@@ -3,7 +3,11 @@ package dev.ofl.check;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Options, help and usage errors; none of these runs a check. */
 class CheckUsageTest {
@@ -14,7 +18,7 @@ class CheckUsageTest {
         assertEquals(0, run.exitStatus(), run::toString);
         for (String expected : new String[] {"--backend=NAME", "--ip=ADDR", "--port=P", "--serve", "--connect",
             "--local-ip=ADDR", "--service=NAME", "--library=PATH", "--device=D", "--gid-index=N", "--checks=WHICH",
-            "--json", "Exit status:", "'N passed"}) {
+            "--json", "--key-file=FILE", "--key-id=N", "--max-request-bytes=N", "--max-in-flight=N", "Exit status:", "'N passed"}) {
             assertTrue(run.out().contains(expected), () -> expected + " missing from\n" + run);
         }
         for (int status : new int[] {Check.PASSED, Check.FAILED, Check.USAGE}) {
@@ -81,5 +85,34 @@ class CheckUsageTest {
 
         assertEquals(Check.USAGE, run.exitStatus(), run::toString);
         assertTrue(run.err().contains("--checks is for the default mode"), run::toString);
+    }
+
+    @Test
+    void aShortOrMissingKeyFileIsAUsageError(@TempDir Path dir) throws IOException {
+        Path shortKey = dir.resolve("short.key");
+        Files.write(shortKey, new byte[31]);
+        CheckRun run = CheckRun.of("--backend", "tcp", "--ip", "127.0.0.1", "--port", "18601", "--key-file",
+                shortKey.toString());
+
+        assertEquals(Check.USAGE, run.exitStatus(), run::toString);
+        assertTrue(run.err().contains("holds 31 bytes; a key has at least 32"), run::toString);
+
+        CheckRun missing = CheckRun.of("--backend", "tcp", "--ip", "127.0.0.1", "--port", "18601", "--key-file",
+                dir.resolve("absent.key").toString());
+        assertEquals(Check.USAGE, missing.exitStatus(), missing::toString);
+        assertTrue(missing.err().contains("cannot be read"), missing::toString);
+
+        CheckRun badId = CheckRun.of("--backend", "tcp", "--ip", "127.0.0.1", "--port", "18601", "--key-file",
+                shortKey.toString(), "--key-id", "-1");
+        assertEquals(Check.USAGE, badId.exitStatus(), badId::toString);
+        assertTrue(badId.err().contains("--key-id must be 0-4294967295, got '-1'"), badId::toString);
+    }
+
+    @Test
+    void limitsTheProtocolCannotCarryAreAUsageError() {
+        CheckRun run = CheckRun.of("--backend", "tcp", "--ip", "127.0.0.1", "--port", "18601", "--max-ranges", "17");
+
+        assertEquals(Check.USAGE, run.exitStatus(), run::toString);
+        assertTrue(run.err().contains("--max-* limits: "), run::toString);
     }
 }
