@@ -175,6 +175,13 @@ final class SpecOracle {
         if (status == 2) {
             return length != 0 ? "response length" : null;
         }
+        if (status == 3) {
+            // BUSY: the handler never ran, so nothing was sent before it and it carries nothing.
+            if (length != 0 || minLength != 0) {
+                return "response length";
+            }
+            return handlerStatus != 0 ? "handler status" : null;
+        }
         return "status";
     }
 }
