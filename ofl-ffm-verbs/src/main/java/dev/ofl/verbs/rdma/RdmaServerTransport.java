@@ -82,6 +82,7 @@ final class RdmaServerTransport implements ServerTransport {
     private volatile Thread owner;
     /** The completion channel's place in the process's poller; BLOCKING mode, from {@link #start()}. */
     private CompletionPoller.Registration events;
+    private boolean interruptReported;
     /** How long a posted response may stay unacknowledged once the peer is known to be gone. */
     private final long unacknowledgedBoundNs;
     private volatile String peerLoss;
@@ -407,6 +408,12 @@ final class RdmaServerTransport implements ServerTransport {
         }
         if (poll() > 0) {
             return;
+        }
+        if (Thread.interrupted() && !interruptReported) {
+            // Nothing here uses interrupts; a handler that left one set would make every park return at once.
+            interruptReported = true;
+            LOG.warn("qp {}: the connection's thread was interrupted (by a handler?); interrupts of a BLOCKING "
+                    + "RDMA connection thread are cleared and ignored", link.qp.qpNumber());
         }
         events.arm();
         CompletionPoller.Registration.park(deadlineNs == Long.MAX_VALUE ? Long.MAX_VALUE
