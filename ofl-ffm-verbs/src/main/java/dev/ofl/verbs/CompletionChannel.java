@@ -119,6 +119,39 @@ public final class CompletionChannel extends OwnedResource {
             throw VerbsException.errno("ibv_get_cq_event", Verbs.errno(captureState), "channel fd " + fileDescriptor(),
                     "retry on EINTR; otherwise the channel was closed while waiting");
         }
+        return fired();
+    }
+
+    /**
+     * Takes one pending event without waiting ({@code ibv_get_cq_event} on a descriptor the caller
+     * made non-blocking with {@code O_NONBLOCK}, as rdma-core documents for event polling). Each
+     * event taken must be acknowledged like one from {@link #awaitEvent()}. Allocation-free; only
+     * one thread at a time may take events from a channel.
+     *
+     * @return the completion queue that fired, or {@code null} when no event is pending
+     * @throws VerbsException if reading the channel fails with anything but {@code EAGAIN}
+     */
+    public CompletionQueue takeEvent() {
+        ensureOpen();
+        int rc;
+        try {
+            rc = (int) Verbs.IBV_GET_CQ_EVENT.invokeExact(context.library().address(VerbsFunction.IBV_GET_CQ_EVENT),
+                    captureState, channel, eventQueueOut, eventContextOut);
+        } catch (Throwable t) {
+            throw Native.unchecked(t);
+        }
+        if (rc != 0) {
+            int errno = Verbs.errno(captureState);
+            if (errno == Errno.EAGAIN) {
+                return null;
+            }
+            throw VerbsException.errno("ibv_get_cq_event", errno, "channel fd " + fileDescriptor() + " (non-blocking)",
+                    "the channel was closed while in use; close it only after its last reader is done");
+        }
+        return fired();
+    }
+
+    private CompletionQueue fired() {
         long fired = eventQueueOut.get(ValueLayout.JAVA_LONG, 0);
         for (CompletionQueue queue : queues) {
             if (queue.address().address() == fired) {

@@ -40,9 +40,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threads: a socket gets a thread only once its whole HELLO arrived; that thread decides on it
  * (and lingers at most 200 ms over a refusal) and then serves it. It is a virtual thread if the
- * transport only blocks in JDK socket I/O ({@link ServerTransport#parksVirtualThreads()}, the TCP
- * transport in blocking mode), so that an idle connection costs no platform thread; otherwise a
- * platform thread (busy polling, and RDMA, which waits in native calls). Threads deciding on a
+ * transport only blocks in JDK socket I/O or by parking ({@link ServerTransport#parksVirtualThreads()},
+ * TCP and RDMA in blocking mode), so that an idle connection costs no platform thread; otherwise a
+ * platform thread (busy polling). Threads deciding on a
  * HELLO are bounded by the pending-handshake caps: a socket keeps its pending place until decided.
  *
  * <p>Thread-safe.

@@ -63,8 +63,9 @@ public interface ServerTransport {
     int kind();
 
     /**
-     * Whether every call of this transport that blocks does so in JDK socket or channel I/O,
-     * which parks a virtual thread and frees its carrier, rather than in a native call or a spin.
+     * Whether every call of this transport that blocks does so in JDK socket or channel I/O, or by
+     * parking the thread until another thread unparks it (RDMA in BLOCKING mode), which frees a
+     * virtual thread's carrier, rather than in a native call or a spin.
      * The server then runs the connection on a virtual thread, so that an idle connection costs
      * no platform thread. The default is {@code false}: a platform thread per connection.
      *

@@ -32,6 +32,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,6 +56,12 @@ import org.slf4j.LoggerFactory;
  * after them completes (writes on one queue pair complete in order), so the next response can be
  * staged and written while the previous one's WRITE WITH IMMEDIATE is still in flight; blocks whose
  * writes never completed are returned once the link is closed.
+ *
+ * <p>Threads: in BLOCKING mode the connection runs on a virtual thread that parks between
+ * completions; the process's {@link CompletionPoller} wakes it when its completion channel fires,
+ * the liveness watcher when the peer is lost, and whoever breaks or drains the connection. An idle
+ * connection therefore costs no platform thread. In BUSY_POLL mode it keeps a platform thread that
+ * spins per the idle strategy.
  */
 final class RdmaServerTransport implements ServerTransport {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaServerTransport.class);
@@ -64,7 +71,6 @@ final class RdmaServerTransport implements ServerTransport {
     /** Every this many writes one is signalled, so the send queue's progress can be observed. */
     private static final int SIGNAL_INTERVAL = 64;
     private static final int MAX_INLINE = 256;
-    private static final int IDLE_WAIT_MS = 100;
 
     private final RdmaDevice device;
     private final RdmaSettings settings;
@@ -72,7 +78,11 @@ final class RdmaServerTransport implements ServerTransport {
     private final IdleStrategy idle;
     private final SocketChannel channel;
     private final MessageHeader out = new MessageHeader();
-    private final Libc libc = new Libc();
+    /** The connection's thread, which parks between completions in BLOCKING mode; set in {@link #accept}. */
+    private volatile Thread owner;
+    /** The completion channel's place in the process's poller; BLOCKING mode, from {@link #start()}. */
+    private CompletionPoller.Registration events;
+    private boolean interruptReported;
     /** How long a posted response may stay unacknowledged once the peer is known to be gone. */
     private final long unacknowledgedBoundNs;
     private volatile String peerLoss;
@@ -130,8 +140,19 @@ final class RdmaServerTransport implements ServerTransport {
         return TransportKind.RDMA;
     }
 
+    /**
+     * In BLOCKING mode the connection's thread never blocks in a native call: it parks, and the
+     * process's {@link CompletionPoller} or a thread that changes what it waits for wakes it. Busy
+     * polling keeps a platform thread per connection by design.
+     */
+    @Override
+    public boolean parksVirtualThreads() {
+        return config.waitMode() == WaitMode.BLOCKING;
+    }
+
     @Override
     public Bootstrap.Endpoint accept(Bootstrap.Endpoint hello) {
+        owner = Thread.currentThread();
         limits = hello.limits();
         ringAddress = hello.ringAddress();
         ringKey = hello.ringKey();
@@ -172,9 +193,14 @@ final class RdmaServerTransport implements ServerTransport {
 
     @Override
     public void start() throws IOException {
+        if (config.waitMode() == WaitMode.BLOCKING) {
+            events = CompletionPoller.shared().register(link.channel.fileDescriptor());
+        }
         LivenessWatcher.shared().watch(channel, reason -> {
             peerLossNs = config.clock().nanoTime();
             peerLoss = reason;
+            // A lost peer raises no completion: the parked thread must look.
+            wake();
         });
         LOG.debug("qp {} serving", link.qp.qpNumber());
     }
@@ -223,6 +249,15 @@ final class RdmaServerTransport implements ServerTransport {
     @Override
     public void closeWhenDelivered() {
         draining = true;
+        wake();
+    }
+
+    /** Unparks the connection's thread so that it looks again at the flags another thread set. */
+    private void wake() {
+        Thread t = owner;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
     }
 
     private void postReceive(int slot) {
@@ -251,7 +286,7 @@ final class RdmaServerTransport implements ServerTransport {
                     }
                     throw new IOException("the server is closing");
                 }
-                waitForCompletions(work);
+                waitForCompletions(work, Long.MAX_VALUE);
             }
         }
         int slot = pendingSlots[pendingHead];
@@ -339,14 +374,33 @@ final class RdmaServerTransport implements ServerTransport {
         return loss != null ? loss + " (" + what + ")" : "work completion failed: " + what;
     }
 
-    /** Between polls that found nothing: spin per the idle strategy, or sleep on the completion channel. */
-    private void waitForCompletions(int work) throws IOException {
+    /**
+     * Between polls that found nothing: spin per the idle strategy, or park until the completion
+     * channel fires, another thread wakes this one (peer lost, break, drain) or the deadline
+     * passes. May return early; the caller polls and looks at its flags again.
+     *
+     * <p>Parking, not a native wait: every call here returns at once, so the thread can be virtual.
+     * The order loses no completion: events already raised are taken (the channel's descriptor is
+     * non-blocking), the queue is armed, polled once more (a completion that arrived before the
+     * arming raised no event), and only then is the descriptor armed with the poller, which
+     * reports at once a descriptor already readable.
+     *
+     * @param deadlineNs on the server's clock, or {@link Long#MAX_VALUE} for none
+     */
+    private void waitForCompletions(int work, long deadlineNs) throws IOException {
         if (closing) {
             throw new IOException("the server is closing");
         }
         if (config.waitMode() == WaitMode.BUSY_POLL) {
             idle.idle(work);
             return;
+        }
+        int taken = 0;
+        while (link.channel.takeEvent() != null) {
+            taken++;
+        }
+        if (taken > 0) {
+            link.cq.acknowledgeEvents(taken);
         }
         int rc = link.cq.requestNotify(false);
         if (rc != 0) {
@@ -355,11 +409,15 @@ final class RdmaServerTransport implements ServerTransport {
         if (poll() > 0) {
             return;
         }
-        // Bounded so that a lost peer, which raises no completion event, is still noticed.
-        if (libc.awaitReadable(link.channel.fileDescriptor(), IDLE_WAIT_MS) > 0) {
-            link.channel.awaitEvent();
-            link.cq.acknowledgeEvents(1);
+        if (Thread.interrupted() && !interruptReported) {
+            // Nothing here uses interrupts; a handler that left one set would make every park return at once.
+            interruptReported = true;
+            LOG.warn("qp {}: the connection's thread was interrupted (by a handler?); interrupts of a BLOCKING "
+                    + "RDMA connection thread are cleared and ignored", link.qp.qpNumber());
         }
+        events.arm();
+        CompletionPoller.Registration.park(deadlineNs == Long.MAX_VALUE ? Long.MAX_VALUE
+                : deadlineNs - config.clock().nanoTime());
     }
 
     /** Waits until at most {@code outstanding} posted writes are incomplete. */
@@ -376,15 +434,18 @@ final class RdmaServerTransport implements ServerTransport {
             if (work > 0) {
                 continue;
             }
+            long deadlineNs = Long.MAX_VALUE;
             if (peerLoss != null && !link.isBroken()) {
                 long sinceNs = config.clock().nanoTime() - Math.max(startNs, peerLossNs);
                 if (sinceNs > unacknowledgedBoundNs) {
                     LOG.info("qp {}: a response stayed unacknowledged {} ms after the client left; breaking the "
                             + "queue pair", link.qp.qpNumber(), sinceNs / 1_000_000);
                     breakLink();
+                } else {
+                    deadlineNs = Math.max(startNs, peerLossNs) + unacknowledgedBoundNs + 1;
                 }
             }
-            waitForCompletions(work);
+            waitForCompletions(work, deadlineNs);
         }
     }
 
@@ -506,11 +567,16 @@ final class RdmaServerTransport implements ServerTransport {
     public void breakConnection() {
         closing = true;
         breakLink();
+        wake();
     }
 
     @Override
     public boolean close() {
-        libc.close();
+        if (events != null) {
+            // Before the link closes the channel's descriptor, whose number may then be reused.
+            events.close();
+            events = null;
+        }
         Link l = link;
         if (l != null) {
             try {

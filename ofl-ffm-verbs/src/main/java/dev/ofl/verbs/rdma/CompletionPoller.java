@@ -1,0 +1,318 @@
+package dev.ofl.verbs.rdma;
+
+import dev.ofl.verbs.Errno;
+import dev.ofl.verbs.ffm.NativeArch;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Lets connection threads that wait for completions park instead of blocking in a native call, so
+ * that they can be virtual threads: one platform thread per process waits with {@code epoll} on
+ * the descriptors of every registered completion channel and unparks the owner of the one that
+ * became readable. The owner does everything else itself (take the event, acknowledge, re-arm,
+ * poll the queue), in calls that do not block.
+ *
+ * <p>One thread per process rather than per server: {@code epoll} serves any number of
+ * descriptors, the work per event is one unpark, and a process-wide thread needs no teardown
+ * ordered against a closing server (the {@link dev.ofl.api.spi.LivenessWatcher} is shared the same
+ * way). The thread starts with the first registration and is a daemon.
+ *
+ * <p>Each descriptor is registered edge-less and one-shot ({@code EPOLLIN | EPOLLONESHOT}): after
+ * it is reported once it stays silent until its owner {@linkplain Registration#arm() arms} it
+ * again, which it does just before parking. Arming a descriptor that is readable already reports
+ * it at once, so the owner's sequence (take events, request notification, poll the queue, arm,
+ * park) loses no completion. Thread-safe.
+ */
+final class CompletionPoller {
+    private static final Logger LOG = LoggerFactory.getLogger(CompletionPoller.class);
+    private static final CompletionPoller SHARED = new CompletionPoller();
+
+    private static final int EPOLL_CLOEXEC = 0x80000;
+    private static final int EPOLL_CTL_ADD = 1;
+    private static final int EPOLL_CTL_DEL = 2;
+    private static final int EPOLL_CTL_MOD = 3;
+    private static final int EPOLLIN = 0x001;
+    private static final int EPOLLONESHOT = 1 << 30;
+    private static final int F_GETFL = 3;
+    private static final int F_SETFL = 4;
+    private static final int O_NONBLOCK = 0x800;
+    private static final int EVENTS_PER_WAIT = 64;
+
+    /**
+     * {@code struct epoll_event { uint32_t events; epoll_data_t data; }}: packed on x86-64 (12
+     * bytes, data at 4), naturally aligned elsewhere (16 bytes, data at 8), as glibc's
+     * {@code __EPOLL_PACKED} says.
+     */
+    private static final StructLayout EPOLL_EVENT = NativeArch.current() == NativeArch.X86_64
+            ? MemoryLayout.structLayout(ValueLayout.JAVA_INT.withName("events"),
+                    ValueLayout.JAVA_LONG_UNALIGNED.withName("data"))
+            : MemoryLayout.structLayout(ValueLayout.JAVA_INT.withName("events"), MemoryLayout.paddingLayout(4),
+                    ValueLayout.JAVA_LONG.withName("data"));
+    private static final long EVENTS_OFFSET = EPOLL_EVENT.byteOffset(MemoryLayout.PathElement.groupElement("events"));
+    private static final long DATA_OFFSET = EPOLL_EVENT.byteOffset(MemoryLayout.PathElement.groupElement("data"));
+    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+    private static final MethodHandle EPOLL_CREATE1 = handle("epoll_create1",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+    private static final MethodHandle EPOLL_CTL = handle("epoll_ctl",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                    ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+    private static final MethodHandle EPOLL_WAIT = handle("epoll_wait",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
+                    ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+    /** {@code int fcntl(int fd, int cmd, ...)}: the third argument is variadic. */
+    private static final MethodHandle FCNTL = handle("fcntl",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                    ValueLayout.JAVA_INT), Linker.Option.firstVariadicArg(2));
+
+    private final Object lock = new Object();
+    /** Registrations by slot; the epoll data of a descriptor is its slot and generation. */
+    private volatile Registration[] slots = new Registration[16];
+    private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>();
+    private int nextSlot;
+    private int generations;
+    private int epollFd = -1;
+
+    private CompletionPoller() {
+    }
+
+    /**
+     * The process's poller.
+     *
+     * @return the shared instance
+     */
+    static CompletionPoller shared() {
+        return SHARED;
+    }
+
+    /**
+     * Registers a completion channel's descriptor for the calling thread, which becomes its owner:
+     * the descriptor is made non-blocking and added unarmed.
+     *
+     * @param fd the channel's descriptor
+     * @return the registration; {@linkplain Registration#close() close} it before the descriptor
+     * @throws IOException if the descriptor cannot be made non-blocking or added to epoll
+     */
+    Registration register(int fd) throws IOException {
+        int epoll = epoll();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CAPTURE);
+            int flags = (int) FCNTL.invokeExact(state, fd, F_GETFL, 0);
+            if (flags < 0 || (int) FCNTL.invokeExact(state, fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+                throw new IOException("fcntl(" + fd + ", O_NONBLOCK) on a completion channel failed: "
+                        + Errno.describe((int) ERRNO.get(state, 0L)));
+            }
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+        Registration registration;
+        synchronized (lock) {
+            Integer free = freeSlots.poll();
+            int slot = free != null ? free : nextSlot++;
+            Registration[] table = slots;
+            if (slot >= table.length) {
+                table = Arrays.copyOf(table, table.length * 2);
+            }
+            // A stale event for a reused slot must not wake its new owner: each registration has its own generation.
+            registration = new Registration(this, epoll, fd, slot, ++generations, Thread.currentThread());
+            table[slot] = registration;
+            slots = table;
+        }
+        try {
+            registration.control(EPOLL_CTL_ADD, 0);
+        } catch (IOException e) {
+            registration.release();
+            throw e;
+        }
+        return registration;
+    }
+
+    /**
+     * How many descriptors are registered now; for tests.
+     *
+     * @return the count
+     */
+    int registrations() {
+        synchronized (lock) {
+            return nextSlot - freeSlots.size();
+        }
+    }
+
+    private int epoll() throws IOException {
+        synchronized (lock) {
+            if (epollFd >= 0) {
+                return epollFd;
+            }
+            int fd;
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment state = arena.allocate(CAPTURE);
+                fd = (int) EPOLL_CREATE1.invokeExact(state, EPOLL_CLOEXEC);
+                if (fd < 0) {
+                    throw new IOException("epoll_create1 failed: " + Errno.describe((int) ERRNO.get(state, 0L))
+                            + "; raise the open-file limit (ulimit -n) if it is EMFILE");
+                }
+            } catch (IOException | RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+            epollFd = fd;
+            int waitFd = fd;
+            Thread.ofPlatform().name("ofl-rdma-poller").daemon().start(() -> run(waitFd));
+            return fd;
+        }
+    }
+
+    private void run(int epoll) {
+        Arena arena = Arena.ofConfined();
+        MemorySegment events = arena.allocate(EPOLL_EVENT.byteSize() * EVENTS_PER_WAIT, 8);
+        MemorySegment state = arena.allocate(CAPTURE);
+        while (true) {
+            int n;
+            try {
+                n = (int) EPOLL_WAIT.invokeExact(state, epoll, events, EVENTS_PER_WAIT, -1);
+            } catch (Throwable t) {
+                LOG.error("epoll_wait of the RDMA completion poller failed", t);
+                return;
+            }
+            if (n < 0) {
+                int errno = (int) ERRNO.get(state, 0L);
+                if (errno != Errno.EINTR) {
+                    // Not expected of a valid epoll descriptor; every BLOCKING connection would hang, so say so.
+                    LOG.error("epoll_wait of the RDMA completion poller failed: {}; BLOCKING RDMA connections "
+                            + "stop being woken", Errno.describe(errno));
+                    return;
+                }
+                continue;
+            }
+            Registration[] table = slots;
+            for (int i = 0; i < n; i++) {
+                long data = events.get(ValueLayout.JAVA_LONG_UNALIGNED, i * EPOLL_EVENT.byteSize() + DATA_OFFSET);
+                int slot = (int) data;
+                if (slot >= 0 && slot < table.length) {
+                    Registration registration = table[slot];
+                    if (registration != null && registration.generation == (int) (data >>> 32)) {
+                        LockSupport.unpark(registration.owner);
+                    }
+                }
+            }
+        }
+    }
+
+    /** A downcall that captures errno; none of them is {@code critical}: epoll_wait blocks. */
+    // Restricted: needs native access, which the RDMA backend needs anyway.
+    @SuppressWarnings("restricted")
+    private static MethodHandle handle(String name, FunctionDescriptor descriptor, Linker.Option... options) {
+        Linker linker = Linker.nativeLinker();
+        MemorySegment address = linker.defaultLookup().find(name).orElseThrow(
+                () -> new UnsupportedOperationException(name + " is not in the C library; epoll needs Linux"));
+        Linker.Option[] all = Arrays.copyOf(options, options.length + 1);
+        all[options.length] = Linker.Option.captureCallState("errno");
+        return linker.downcallHandle(address, descriptor, all);
+    }
+
+    /**
+     * One descriptor's place in the poller, used by its owner thread only (and {@link #close()}
+     * by whoever releases the connection, after the owner stopped waiting).
+     */
+    static final class Registration implements AutoCloseable {
+        private final CompletionPoller poller;
+        private final int epoll;
+        private final int fd;
+        private final int slot;
+        private final int generation;
+        private final Thread owner;
+        private final Arena arena = Arena.ofShared();
+        private final MemorySegment event = arena.allocate(EPOLL_EVENT);
+        private final MemorySegment state = arena.allocate(CAPTURE);
+        private boolean closed;
+
+        private Registration(CompletionPoller poller, int epoll, int fd, int slot, int generation, Thread owner) {
+            this.poller = poller;
+            this.epoll = epoll;
+            this.fd = fd;
+            this.slot = slot;
+            this.generation = generation;
+            this.owner = owner;
+        }
+
+        /**
+         * Arms the descriptor for one report: the poller unparks the owner once it is readable,
+         * at once if it is readable already. Allocation-free; does not block.
+         *
+         * @throws IOException if epoll refuses
+         */
+        void arm() throws IOException {
+            control(EPOLL_CTL_MOD, EPOLLIN | EPOLLONESHOT);
+        }
+
+        private void control(int operation, int events) throws IOException {
+            event.set(ValueLayout.JAVA_INT, EVENTS_OFFSET, events);
+            event.set(ValueLayout.JAVA_LONG_UNALIGNED, DATA_OFFSET, (long) generation << 32 | slot);
+            int rc;
+            try {
+                rc = (int) EPOLL_CTL.invokeExact(state, epoll, operation, fd, event);
+            } catch (Throwable t) {
+                throw new IllegalStateException("epoll_ctl failed", t);
+            }
+            if (rc != 0) {
+                throw new IOException("epoll_ctl(" + operation + ") of completion channel fd " + fd + " failed: "
+                        + Errno.describe((int) ERRNO.get(state, 0L)));
+            }
+        }
+
+        /**
+         * Parks the owner until the poller or another thread unparks it, or the deadline passes;
+         * it may also return early, so the caller looks again at what it waits for.
+         *
+         * @param remainingNs how long at most, or {@link Long#MAX_VALUE} for no bound
+         */
+        static void park(long remainingNs) {
+            if (remainingNs == Long.MAX_VALUE) {
+                LockSupport.park();
+            } else if (remainingNs > 0) {
+                LockSupport.parkNanos(remainingNs);
+            }
+        }
+
+        /** Removes the descriptor from epoll; before the descriptor is closed. Idempotent. */
+        @Override
+        public void close() {
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+            }
+            try {
+                control(EPOLL_CTL_DEL, 0);
+            } catch (IOException e) {
+                LOG.warn("removing a completion channel from the poller failed: {}", e.getMessage());
+            }
+            release();
+        }
+
+        private void release() {
+            synchronized (poller.lock) {
+                poller.slots[slot] = null;
+                poller.freeSlots.push(slot);
+            }
+            arena.close();
+        }
+    }
+}
