@@ -11,6 +11,18 @@
 #include <string.h>
 #include <unistd.h>
 
+int64_t sv_live[SV_LIVE_KINDS];
+
+// softverbs' own diagnostic export (not a libibverbs function): copies up to n live-object counts
+// in the order of enum sv_live_kind (PD, MR, CQ, channel, QP, internal connection) and returns
+// how many kinds there are.
+SV_EXPORT int softverbs_live_objects(int64_t *out, int n)
+{
+    for (int i = 0; i < n && i < SV_LIVE_KINDS; i++)
+        out[i] = __atomic_load_n(&sv_live[i], __ATOMIC_RELAXED);
+    return SV_LIVE_KINDS;
+}
+
 SV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *ctx)
 {
     struct sv_pd *pd = calloc(1, sizeof(*pd));
@@ -21,6 +33,7 @@ SV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *ctx)
     static uint32_t next_handle;
     pd->pd.context = ctx;
     pd->pd.handle = __atomic_add_fetch(&next_handle, 1, __ATOMIC_RELAXED);
+    sv_live_add(SV_LIVE_PD, 1);
     return &pd->pd;
 }
 
@@ -33,6 +46,7 @@ SV_EXPORT int ibv_dealloc_pd(struct ibv_pd *ibpd)
     if (refs)
         return EBUSY;
     free(pd);
+    sv_live_add(SV_LIVE_PD, -1);
     return 0;
 }
 
@@ -115,6 +129,7 @@ SV_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *ibpd, void *addr, size_
     sv.mrs[slot] = mr;
     mr->pd->refs++;
     pthread_mutex_unlock(&sv.lock);
+    sv_live_add(SV_LIVE_MR, 1);
     return &mr->mr;
 }
 
@@ -140,6 +155,7 @@ SV_EXPORT int ibv_dereg_mr(struct ibv_mr *ibmr)
     mr->pd->refs--;
     pthread_mutex_unlock(&sv.lock);
     free(mr);
+    sv_live_add(SV_LIVE_MR, -1);
     return 0;
 }
 
@@ -162,6 +178,7 @@ SV_EXPORT struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *c
     ch->ch.context = ctx;
     ch->ch.fd = fds[0];
     ch->write_fd = fds[1];
+    sv_live_add(SV_LIVE_CHANNEL, 1);
     return &ch->ch;
 }
 
@@ -176,6 +193,7 @@ SV_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *ibch)
     close(ch->ch.fd);
     close(ch->write_fd);
     free(ch);
+    sv_live_add(SV_LIVE_CHANNEL, -1);
     return 0;
 }
 
@@ -210,6 +228,7 @@ SV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *ctx, int cqe, void *c
         sv_container_of(channel, struct sv_channel, ch)->refs++;
         pthread_mutex_unlock(&sv.lock);
     }
+    sv_live_add(SV_LIVE_CQ, 1);
     return &cq->cq;
 }
 
@@ -229,6 +248,7 @@ SV_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
     pthread_cond_destroy(&ibcq->cond);
     free(cq->ring);
     free(cq);
+    sv_live_add(SV_LIVE_CQ, -1);
     return 0;
 }
 
@@ -316,6 +336,7 @@ SV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *ibpd, struct ibv_qp_init_a
     qp->rcq->refs++;
     pthread_mutex_unlock(&sv.lock);
     *cap = qp->cap;
+    sv_live_add(SV_LIVE_QP, 1);
     return &qp->qp;
 }
 
@@ -338,6 +359,7 @@ SV_EXPORT int ibv_destroy_qp(struct ibv_qp *ibqp)
     free(qp->sq);
     free(qp->rq);
     free(qp);
+    sv_live_add(SV_LIVE_QP, -1);
     return 0;
 }
 
