@@ -94,7 +94,7 @@ public final class HelloMemory {
         try (OflServer server = Ofl.serve(config, (request, response) -> 0);
                 Clients clients = backend.equals("tcp") ? null : new Clients(backend, server)) {
             // Clients first, so that the classes and compiled code of a connection are in the idle figure.
-            cycle(backend, server, clients, Math.max(1, warmup));
+            cycle(server, clients, Math.max(1, warmup));
             awaitIdle(server);
             report("idle", server);
             List<AutoCloseable> held = new ArrayList<>();
@@ -122,7 +122,7 @@ public final class HelloMemory {
             int done = 0;
             while (done < cycles) {
                 int n = every > 0 ? Math.min(every, cycles - done) : cycles - done;
-                cycle(backend, server, clients, n);
+                cycle(server, clients, n);
                 done += n;
                 awaitIdle(server);
                 if (done < cycles) {
@@ -133,7 +133,7 @@ public final class HelloMemory {
         }
     }
 
-    private static void cycle(String backend, OflServer server, Clients clients, int n) throws Exception {
+    private static void cycle(OflServer server, Clients clients, int n) throws Exception {
         if (clients != null) {
             clients.command("cycle " + n);
             return;
