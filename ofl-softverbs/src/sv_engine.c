@@ -209,6 +209,7 @@ static struct sv_conn *sv_conn_new(int fd, struct sv_qp *qp, bool requester)
         free(c);
         return NULL;
     }
+    sv_live_add(SV_LIVE_CONN, 1);
     return c;
 }
 
@@ -255,6 +256,7 @@ static void sv_reap(void)
             sv_free_frames(c->tx_frame);
         sv_free_frames(c->txq_head);
         free(c);
+        sv_live_add(SV_LIVE_CONN, -1);
     }
     while (sv.dead_listeners) {
         struct sv_listener *l = sv.dead_listeners;

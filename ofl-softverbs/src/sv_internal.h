@@ -261,6 +261,15 @@ struct sv_engine {
 };
 
 extern struct sv_engine sv;
+
+// Objects alive now, by kind: what softverbs_live_objects() reports, so that a test can check that
+// connections torn down gave back every verbs object (a leak shows as a count that keeps growing).
+enum sv_live_kind { SV_LIVE_PD, SV_LIVE_MR, SV_LIVE_CQ, SV_LIVE_CHANNEL, SV_LIVE_QP, SV_LIVE_CONN, SV_LIVE_KINDS };
+extern int64_t sv_live[SV_LIVE_KINDS];
+static inline void sv_live_add(enum sv_live_kind kind, int64_t delta)
+{
+    __atomic_add_fetch(&sv_live[kind], delta, __ATOMIC_RELAXED);
+}
 extern struct ibv_device sv_device;
 
 // sv_device.c

@@ -9,7 +9,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
+
+int64_t sv_live[SV_LIVE_KINDS];
+
+// softverbs' own diagnostic export (not a libibverbs function): copies up to n live-object counts
+// in the order of enum sv_live_kind (PD, MR, CQ, channel, QP, internal connection) and returns
+// how many kinds there are.
+SV_EXPORT int softverbs_live_objects(int64_t *out, int n)
+{
+    for (int i = 0; i < n && i < SV_LIVE_KINDS; i++)
+        out[i] = __atomic_load_n(&sv_live[i], __ATOMIC_RELAXED);
+    return SV_LIVE_KINDS;
+}
+
+// Queue arrays (send and receive queues, CQ rings) in pages of their own, as a hardware provider's
+// queue buffers are: destroyed, they go back to the system at once. From malloc they would not:
+// glibc raises its mmap threshold as large blocks are freed, so arrays of 100+ KiB per QP come to
+// be taken from, and kept in, the heaps of whichever threads created the QPs.
+static void *sv_queue_alloc(size_t n, size_t size)
+{
+    if (n == 0 || size > SIZE_MAX / n)
+        return NULL;
+    void *p = mmap(NULL, n * size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p; // zero-filled, like calloc
+}
+
+static void sv_queue_free(void *p, size_t n, size_t size)
+{
+    if (p)
+        munmap(p, n * size);
+}
 
 SV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *ctx)
 {
@@ -21,6 +52,7 @@ SV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *ctx)
     static uint32_t next_handle;
     pd->pd.context = ctx;
     pd->pd.handle = __atomic_add_fetch(&next_handle, 1, __ATOMIC_RELAXED);
+    sv_live_add(SV_LIVE_PD, 1);
     return &pd->pd;
 }
 
@@ -33,6 +65,7 @@ SV_EXPORT int ibv_dealloc_pd(struct ibv_pd *ibpd)
     if (refs)
         return EBUSY;
     free(pd);
+    sv_live_add(SV_LIVE_PD, -1);
     return 0;
 }
 
@@ -115,6 +148,7 @@ SV_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *ibpd, void *addr, size_
     sv.mrs[slot] = mr;
     mr->pd->refs++;
     pthread_mutex_unlock(&sv.lock);
+    sv_live_add(SV_LIVE_MR, 1);
     return &mr->mr;
 }
 
@@ -140,6 +174,7 @@ SV_EXPORT int ibv_dereg_mr(struct ibv_mr *ibmr)
     mr->pd->refs--;
     pthread_mutex_unlock(&sv.lock);
     free(mr);
+    sv_live_add(SV_LIVE_MR, -1);
     return 0;
 }
 
@@ -162,6 +197,7 @@ SV_EXPORT struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *c
     ch->ch.context = ctx;
     ch->ch.fd = fds[0];
     ch->write_fd = fds[1];
+    sv_live_add(SV_LIVE_CHANNEL, 1);
     return &ch->ch;
 }
 
@@ -176,6 +212,7 @@ SV_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *ibch)
     close(ch->ch.fd);
     close(ch->write_fd);
     free(ch);
+    sv_live_add(SV_LIVE_CHANNEL, -1);
     return 0;
 }
 
@@ -192,7 +229,7 @@ SV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *ctx, int cqe, void *c
         return NULL;
     }
     cq->cap = (uint32_t)cqe + 1;
-    cq->ring = calloc(cq->cap, sizeof(*cq->ring));
+    cq->ring = sv_queue_alloc(cq->cap, sizeof(*cq->ring));
     if (!cq->ring) {
         free(cq);
         errno = ENOMEM;
@@ -210,6 +247,7 @@ SV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *ctx, int cqe, void *c
         sv_container_of(channel, struct sv_channel, ch)->refs++;
         pthread_mutex_unlock(&sv.lock);
     }
+    sv_live_add(SV_LIVE_CQ, 1);
     return &cq->cq;
 }
 
@@ -227,8 +265,9 @@ SV_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
     pthread_mutex_destroy(&cq->lock);
     pthread_mutex_destroy(&ibcq->mutex);
     pthread_cond_destroy(&ibcq->cond);
-    free(cq->ring);
+    sv_queue_free(cq->ring, cq->cap, sizeof(*cq->ring));
     free(cq);
+    sv_live_add(SV_LIVE_CQ, -1);
     return 0;
 }
 
@@ -275,11 +314,11 @@ SV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *ibpd, struct ibv_qp_init_a
     qp->cap.max_send_sge = cap->max_send_sge ? cap->max_send_sge : 1;
     qp->cap.max_recv_sge = cap->max_recv_sge ? cap->max_recv_sge : 1;
     qp->cap.max_inline_data = SV_MAX_INLINE;
-    qp->sq = calloc(qp->cap.max_send_wr, sizeof(*qp->sq));
-    qp->rq = calloc(qp->cap.max_recv_wr, sizeof(*qp->rq));
+    qp->sq = sv_queue_alloc(qp->cap.max_send_wr, sizeof(*qp->sq));
+    qp->rq = sv_queue_alloc(qp->cap.max_recv_wr, sizeof(*qp->rq));
     if (!qp->sq || !qp->rq) {
-        free(qp->sq);
-        free(qp->rq);
+        sv_queue_free(qp->sq, qp->cap.max_send_wr, sizeof(*qp->sq));
+        sv_queue_free(qp->rq, qp->cap.max_recv_wr, sizeof(*qp->rq));
         free(qp);
         errno = ENOMEM;
         return NULL;
@@ -303,8 +342,8 @@ SV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *ibpd, struct ibv_qp_init_a
     int rc = sv_qp_open_endpoint(qp);
     if (rc) {
         pthread_mutex_unlock(&sv.lock);
-        free(qp->sq);
-        free(qp->rq);
+        sv_queue_free(qp->sq, qp->cap.max_send_wr, sizeof(*qp->sq));
+        sv_queue_free(qp->rq, qp->cap.max_recv_wr, sizeof(*qp->rq));
         free(qp);
         errno = rc;
         return NULL;
@@ -316,6 +355,7 @@ SV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *ibpd, struct ibv_qp_init_a
     qp->rcq->refs++;
     pthread_mutex_unlock(&sv.lock);
     *cap = qp->cap;
+    sv_live_add(SV_LIVE_QP, 1);
     return &qp->qp;
 }
 
@@ -335,9 +375,10 @@ SV_EXPORT int ibv_destroy_qp(struct ibv_qp *ibqp)
     pthread_mutex_unlock(&sv.lock);
     pthread_mutex_destroy(&ibqp->mutex);
     pthread_cond_destroy(&ibqp->cond);
-    free(qp->sq);
-    free(qp->rq);
+    sv_queue_free(qp->sq, qp->cap.max_send_wr, sizeof(*qp->sq));
+    sv_queue_free(qp->rq, qp->cap.max_recv_wr, sizeof(*qp->rq));
     free(qp);
+    sv_live_add(SV_LIVE_QP, -1);
     return 0;
 }
 

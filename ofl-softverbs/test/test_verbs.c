@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <rdma/ib_user_sa.h>
 #include <rdma/ib_user_verbs.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 
 enum ibv_gid_type_sysfs { IBV_GID_TYPE_SYSFS_IB_ROCE_V1 = 0, IBV_GID_TYPE_SYSFS_ROCE_V2 = 1 };
@@ -326,6 +327,35 @@ static void completion_channel_is_a_real_fd(void)
     CHECK(ibv_destroy_comp_channel(ch) == 0);
 }
 
+// softverbs' diagnostic export (not libibverbs API): live PDs, MRs, CQs, channels, QPs, connections.
+static void live_object_counts_follow_create_and_destroy(void)
+{
+    int (*live)(int64_t *, int) = (int (*)(int64_t *, int))dlsym(RTLD_DEFAULT, "softverbs_live_objects");
+    REQUIRE(live);
+    int64_t before[6], during[6], after[6];
+    CHECK(live(before, 6) == 6);
+    struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
+    struct ibv_pd *pd = ibv_alloc_pd(ctx);
+    struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, ch, 0);
+    REQUIRE(ch && pd && cq);
+    static char buf[4096];
+    struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+    struct ibv_qp_init_attr ia = {.send_cq = cq, .recv_cq = cq, .cap = {1, 1, 1, 1, 0}, .qp_type = IBV_QPT_RC};
+    struct ibv_qp *qp = ibv_create_qp(pd, &ia);
+    REQUIRE(mr && qp);
+    live(during, 6);
+    for (int i = 0; i < 5; i++)
+        CHECK(during[i] == before[i] + 1);
+    CHECK(ibv_destroy_qp(qp) == 0);
+    CHECK(ibv_dereg_mr(mr) == 0);
+    CHECK(ibv_destroy_cq(cq) == 0);
+    CHECK(ibv_dealloc_pd(pd) == 0);
+    CHECK(ibv_destroy_comp_channel(ch) == 0);
+    live(after, 6);
+    for (int i = 0; i < 5; i++)
+        CHECK(after[i] == before[i]);
+}
+
 // librdmacm's helpers, declared here as rdma-core's marshall.h does (Debian does not ship it).
 void ibv_copy_ah_attr_from_kern(struct ibv_ah_attr *dst, struct ib_uverbs_ah_attr *src);
 void ibv_copy_qp_attr_from_kern(struct ibv_qp_attr *dst, struct ib_uverbs_qp_attr *src);
@@ -403,6 +433,7 @@ int main(void)
     RUN(qp_state_machine_and_masks);
     RUN(qp_numbers_are_unique);
     RUN(completion_channel_is_a_real_fd);
+    RUN(live_object_counts_follow_create_and_destroy);
     RUN(kernel_struct_helpers_convert_every_field);
     ibv_close_device(ctx);
     return t_summary();

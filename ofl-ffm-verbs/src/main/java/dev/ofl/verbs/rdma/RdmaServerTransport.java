@@ -170,13 +170,14 @@ final class RdmaServerTransport implements ServerTransport {
         }
         link = Link.create(device, gid, SEND_DEPTH, n, MAX_INLINE, config.waitMode() == WaitMode.BLOCKING, 0);
         slotBytes = (MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges()) + 63) & ~63L;
-        receiveSlots = arena.allocate(slotBytes * n, 4096);
+        // Pages of its own, not malloc: freed memory must go back to the system (PageMemory says why).
+        receiveSlots = PageMemory.allocate(arena, slotBytes * n);
         receiveMr = link.register(receiveSlots, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
         receiveSlotViews = new MemorySegment[n];
         for (int i = 0; i < n; i++) {
             receiveSlotViews[i] = receiveSlots.asSlice(i * slotBytes, slotBytes);
         }
-        completionHeaders = arena.allocate((long) SEND_DEPTH * MessageHeader.LENGTH, 4096);
+        completionHeaders = PageMemory.allocate(arena, (long) SEND_DEPTH * MessageHeader.LENGTH);
         completionHeaderMr = link.register(completionHeaders, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
         accounted = committedBytes();
         ServerMemory.receive(accounted);

@@ -1,0 +1,128 @@
+package dev.ofl.verbs.rdma;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ofl.api.ClientConfig;
+import dev.ofl.api.Ofl;
+import dev.ofl.api.OflClient;
+import dev.ofl.api.OflServer;
+import dev.ofl.api.ServerConfig;
+import dev.ofl.api.spi.ServerMemory;
+import dev.ofl.conformance.Conditions;
+import dev.ofl.verbs.VerbsLibrary;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A connection that comes and goes leaves nothing behind: after many HELLO-and-leave cycles the
+ * verbs objects alive in softverbs (PDs, MRs, CQs, completion channels, QPs and its internal
+ * connections), the pages mapped for connections and the server's receive accounting are what
+ * they were before. Counts, not time or RSS: a leak of one object per connection shows as a
+ * difference of the cycle count. softverbs only (its {@code softverbs_live_objects}); the kernel's
+ * verbs have no such census.
+ */
+@Timeout(120)
+class RdmaTeardownCountsTest {
+    private static final int CYCLES = 40;
+    private static final int HELD = 3;
+    private static final String[] KINDS = {"PD", "MR", "CQ", "channel", "QP", "socket connection"};
+
+    @Test
+    void helloAndLeaveCyclesGiveBackEveryVerbsObjectAndEveryMappedPage() throws Throwable {
+        MethodHandle live = liveObjects();
+        ServerConfig config = ServerConfig.builder().backend(RdmaBackend.NAME)
+                .bind(new InetSocketAddress("127.0.0.1", 0)).serviceName("teardown").build();
+        try (OflServer server = Ofl.serve(config, (request, response) -> 0)) {
+            ClientConfig client = ClientConfig.builder().backend(RdmaBackend.NAME).server(server.localAddress())
+                    .serviceName("teardown").build();
+            // One connection first: whatever is made once per process (the engine) is in the baseline.
+            Ofl.connect(client).close();
+            Conditions.await(() -> server.connectionCount() == 0, "the first connection to end");
+            long[] before = counts(live);
+            long mappingsBefore = PageMemory.mappings();
+            long mappedBefore = PageMemory.mappedBytes();
+            long receiveBefore = ServerMemory.receiveBytes();
+
+            // While connections are held the census sees them: the counts are not blind.
+            List<OflClient> held = new ArrayList<>();
+            for (int i = 0; i < HELD; i++) {
+                held.add(Ofl.connect(client));
+            }
+            Conditions.await(() -> server.connectionCount() == HELD, HELD + " connections");
+            long[] during = counts(live);
+            // Each connection has two queue pairs here, the client's and the server's, and each its CQ.
+            assertEquals(before[4] + 2L * HELD, during[4], "live QPs while " + HELD + " connections are held");
+            assertEquals(before[2] + 2L * HELD, during[2], "live CQs while " + HELD + " connections are held");
+            assertTrue(during[1] >= before[1] + 2L * HELD, "each server connection registers its receive slots and "
+                    + "completion headers: MRs " + Arrays.toString(during));
+            assertEquals(mappingsBefore + 2L * HELD, PageMemory.mappings(),
+                    "each server connection maps its receive slots and its completion headers");
+            for (OflClient c : held) {
+                c.close();
+            }
+
+            for (int i = 0; i < CYCLES; i++) {
+                Ofl.connect(client).close();
+            }
+            Conditions.await(() -> server.connectionCount() == 0, "every connection to end");
+            // softverbs frees its socket connections on its progress thread, after the QP is destroyed.
+            try {
+                Conditions.await(() -> Arrays.equals(before, countsUnchecked(live)), "the verbs objects alive");
+            } catch (AssertionError timedOut) {
+                // Names the kind that leaked, and by how much.
+                assertEquals(describe(before), describe(counts(live)), "the verbs objects alive after "
+                        + (HELD + CYCLES) + " connections came and went");
+            }
+            assertEquals(mappingsBefore, PageMemory.mappings(), "pages mapped for connections and not unmapped");
+            assertEquals(mappedBefore, PageMemory.mappedBytes(), "bytes mapped for connections and not unmapped");
+            assertEquals(receiveBefore, ServerMemory.receiveBytes(), "receive memory the server still accounts");
+        }
+    }
+
+    @SuppressWarnings("restricted")
+    private static MethodHandle liveObjects() {
+        SymbolLookup lookup = SymbolLookup.libraryLookup(Path.of(VerbsLibrary.configuredLibrary()), Arena.global());
+        MemorySegment symbol = lookup.find("softverbs_live_objects").orElseThrow(() -> new AssertionError(
+                "this test counts softverbs' objects; " + VerbsLibrary.configuredLibrary() + " is not softverbs"));
+        return Linker.nativeLinker().downcallHandle(symbol,
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+    }
+
+    private static long[] counts(MethodHandle live) throws Throwable {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ValueLayout.JAVA_LONG, KINDS.length);
+            int kinds = (int) live.invokeExact(out, KINDS.length);
+            assertEquals(KINDS.length, kinds, "kinds softverbs counts");
+            return out.toArray(ValueLayout.JAVA_LONG);
+        }
+    }
+
+    private static long[] countsUnchecked(MethodHandle live) {
+        try {
+            return counts(live);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    private static String describe(long[] counts) {
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < KINDS.length; i++) {
+            text.append(i == 0 ? "" : ", ").append(KINDS[i]).append(' ').append(counts[i]);
+        }
+        return text.toString();
+    }
+}
