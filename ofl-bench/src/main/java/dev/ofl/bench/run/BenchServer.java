@@ -10,7 +10,9 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -66,6 +68,11 @@ public final class BenchServer implements Callable<Integer> {
     @Option(names = "--max-response-bytes", paramLabel = "BYTES",
             description = "Largest response a client may negotiate (default: ${DEFAULT-VALUE}).")
     private String maxResponse = "64MiB";
+
+    @Option(names = "--property", paramLabel = "KEY=VALUE",
+            description = "A backend property, e.g. rdma.blockingSpinMicros=0, for the servers of the backend its "
+                    + "prefix names; repeatable.")
+    private Map<String, String> properties = new LinkedHashMap<>();
 
     private final PrintStream out;
 
@@ -160,6 +167,7 @@ public final class BenchServer implements Callable<Integer> {
                                 .limits(limits)
                                 .maxConnections(16)
                                 .waitMode(mode)
+                                .properties(ofBackend(backend))
                                 .build(), handler);
                         synchronized (servers) {
                             servers.add(server);
@@ -192,5 +200,16 @@ public final class BenchServer implements Callable<Integer> {
             }
             servers.clear();
         }
+    }
+
+    /** The --property entries for one backend: those whose key starts with its name and a dot. */
+    private Map<String, String> ofBackend(String backend) {
+        Map<String, String> mine = new LinkedHashMap<>();
+        properties.forEach((key, value) -> {
+            if (key.startsWith(backend + ".")) {
+                mine.put(key, value);
+            }
+        });
+        return mine;
     }
 }

@@ -83,6 +83,8 @@ final class RdmaServerTransport implements ServerTransport {
     /** The completion channel's place in the process's poller; BLOCKING mode, from {@link #start()}. */
     private CompletionPoller.Registration events;
     private boolean interruptReported;
+    /** BLOCKING mode: how long to keep polling before parking ({@code rdma.blockingSpinMicros}). */
+    private final long spinNs;
     /** How long a posted response may stay unacknowledged once the peer is known to be gone. */
     private final long unacknowledgedBoundNs;
     private volatile String peerLoss;
@@ -133,6 +135,7 @@ final class RdmaServerTransport implements ServerTransport {
         this.idle = config.idleStrategy();
         this.channel = channel;
         this.unacknowledgedBoundNs = 2 * settings.retryExhaustionNs() + 500_000_000L;
+        this.spinNs = settings.blockingSpinMicros() * 1_000L;
     }
 
     @Override
@@ -395,6 +398,18 @@ final class RdmaServerTransport implements ServerTransport {
         if (config.waitMode() == WaitMode.BUSY_POLL) {
             idle.idle(work);
             return;
+        }
+        if (spinNs > 0) {
+            // A short spin first: a request that follows the response by one client round trip is
+            // taken without a park and a wake-up. Bounded by the machine's clock, not the server's
+            // (which tests may stop): it is a cost bound, not a protocol deadline.
+            long until = System.nanoTime() + spinNs;
+            do {
+                if (poll() > 0) {
+                    return;
+                }
+                Thread.onSpinWait();
+            } while (System.nanoTime() - until < 0 && !closing && peerLoss == null && !draining);
         }
         int taken = 0;
         while (link.channel.takeEvent() != null) {

@@ -18,6 +18,17 @@ class RdmaSettingsTest {
         assertEquals(14, settings.timeout());
         assertEquals(6, settings.retryCount());
         assertEquals(6, settings.rts(1, RdmaSettings.RNR_RETRY_BOUNDED).retryCount());
+        assertEquals(50, settings.blockingSpinMicros());
+    }
+
+    @Test
+    void blockingSpinIsZeroToOneSecond() {
+        assertEquals(0, RdmaSettings.from(Map.of(RdmaSettings.BLOCKING_SPIN_MICROS, "0")).blockingSpinMicros());
+        assertEquals(1_000_000, RdmaSettings.from(Map.of(RdmaSettings.BLOCKING_SPIN_MICROS, "1000000"))
+                .blockingSpinMicros());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> RdmaSettings.from(Map.of(RdmaSettings.BLOCKING_SPIN_MICROS, "-1")));
+        assertEquals("rdma.blockingSpinMicros = -1 is outside 0..1000000", e.getMessage());
     }
 
     @Test
