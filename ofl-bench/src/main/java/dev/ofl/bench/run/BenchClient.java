@@ -138,6 +138,11 @@ public final class BenchClient implements Callable<Integer> {
             description = "Keep warming up until this long has passed in each block (default: ${DEFAULT-VALUE}).")
     long warmupMs = 500;
 
+    @Option(names = "--warmup-jit-quiet-ms", paramLabel = "MS",
+            description = "Then keep warming up until this client's JIT compiled nothing for this long, at most 30 s;"
+                    + " 0 = off (default: ${DEFAULT-VALUE}).")
+    long warmupJitQuietMs;
+
     @Option(names = "--cadence", paramLabel = "DURATION",
             description = "Start measured requests at this fixed interval, e.g. 42ms; 0 = burst (default: 0).")
     String cadence;
@@ -216,9 +221,9 @@ public final class BenchClient implements Callable<Integer> {
         int n = iterations != null ? iterations : e == null ? 1000 : e.iterations;
         long cadenceNs = cadence != null ? parseDuration(cadence) : e == null ? 0
                 : TimeUnit.MILLISECONDS.toNanos(e.cadenceMs);
-        if (r < 1 || n < 1 || warmup < 0 || warmupMs < 0 || timeoutMs < 1) {
-            throw new IllegalArgumentException("--repeats and --iterations must be at least 1, --warmup and"
-                    + " --warmup-ms at least 0, --timeout-ms at least 1");
+        if (r < 1 || n < 1 || warmup < 0 || warmupMs < 0 || warmupJitQuietMs < 0 || timeoutMs < 1) {
+            throw new IllegalArgumentException("--repeats and --iterations must be at least 1, --warmup,"
+                    + " --warmup-ms and --warmup-jit-quiet-ms at least 0, --timeout-ms at least 1");
         }
         if (cpus.size() > 1 && cpus.size() != servers.size()) {
             throw new IllegalArgumentException("--cpu names " + cpus.size() + " CPUs for " + servers.size()
@@ -309,7 +314,8 @@ public final class BenchClient implements Callable<Integer> {
             maxResponse = Math.max(maxResponse, c.responseBytes());
         }
         LinkRunner.Settings settings = new LinkRunner.Settings(port, warmup, TimeUnit.MILLISECONDS.toNanos(warmupMs),
-                plan.iterations(), plan.cadenceNs(), TimeUnit.MILLISECONDS.toNanos(timeoutMs));
+                plan.iterations(), plan.cadenceNs(), TimeUnit.MILLISECONDS.toNanos(timeoutMs),
+                TimeUnit.MILLISECONDS.toNanos(warmupJitQuietMs));
         Progress progress = new Progress(log, blocks.size() * plan.servers().size());
         log.printf(Locale.ROOT, "ofl-bench: %d links x %d blocks (%d cases x %d variants x %d ABBA rounds x 2),"
                 + " %d warm-up + %d measured requests each%s%n", plan.servers().size(), blocks.size(),
@@ -413,7 +419,8 @@ public final class BenchClient implements Callable<Integer> {
         c.put("clientCpu", cpus.isEmpty() ? "not pinned" : "link threads pinned to CPU " + cpus);
         c.put("cadence", plan.cadenceNs() == 0 ? "burst" : String.format(Locale.ROOT, "%.3f ms", plan.cadenceNs() / 1e6));
         c.put("repeats", plan.repeats() + " ABBA rounds");
-        c.put("warmup", warmup + " requests and " + warmupMs + " ms per block, back to back");
+        c.put("warmup", warmup + " requests and " + warmupMs + " ms per block, back to back"
+                + (warmupJitQuietMs > 0 ? ", then until the JIT was quiet for " + warmupJitQuietMs + " ms" : ""));
         c.put("iterations", plan.iterations());
         c.put("verbsLibrary", System.getProperty("ofl.verbs.library", System.getenv().getOrDefault("OFL_VERBS_LIBRARY",
                 "libibverbs.so.1")));

@@ -58,6 +58,15 @@ public final class Compare implements Callable<Integer> {
     @Option(names = "--rounds", description = "Runs of every peer; the median p50 is shown (default: ${DEFAULT-VALUE}).")
     int rounds = 3;
 
+    @Option(names = "--warmup-ms", paramLabel = "MS", description = "Warm-up of each ofl block before it is measured"
+            + " (default: ${DEFAULT-VALUE}): the JIT compiles the request path only after thousands of requests,"
+            + " later still while other processes load the machine.")
+    long warmupMs = 2000;
+
+    @Option(names = "--warmup-jit-quiet-ms", paramLabel = "MS", description = "Then each ofl client warms up until its"
+            + " JIT compiled nothing for this long, at most 30 s; 0 = off (default: ${DEFAULT-VALUE}).")
+    long warmupJitQuietMs = 1000;
+
     @Option(names = "--c-peer", required = true, description = "The compiled tcp_peer (the launcher builds it).")
     Path cPeer;
 
@@ -178,7 +187,8 @@ public final class Compare implements Callable<Integer> {
                 List<String> clientCommand = new ArrayList<>(java("client", "--server", address, "--port",
                         Integer.toString(basePort), "--backend", backend, "--wait", "busy,blocking", "--cases",
                         "64/" + bytes, "--repeats", "1", "--iterations", Integer.toString(n), "--warmup",
-                        Integer.toString(Math.max(20, n / 10)), "--warmup-ms", "300", "--json", json.toString()));
+                        Integer.toString(Math.max(20, n / 10)), "--warmup-ms", Long.toString(warmupMs), "--warmup-jit-quiet-ms",
+                        Long.toString(warmupJitQuietMs), "--json", json.toString()));
                 if (cpus != null && !cpus.isEmpty()) {
                     clientCommand.addAll(List.of("--cpu", Integer.toString(cpus.get(0))));
                 }

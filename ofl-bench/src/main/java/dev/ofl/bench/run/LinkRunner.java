@@ -12,6 +12,7 @@ import dev.ofl.api.ResponseRanges;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.net.InetAddress;
@@ -35,8 +36,12 @@ import org.HdrHistogram.Histogram;
  */
 final class LinkRunner {
     /** Run-wide settings shared by every link. */
-    record Settings(int port, int warmups, long warmupMinNs, int iterations, long cadenceNs, long timeoutNs) {
+    record Settings(int port, int warmups, long warmupMinNs, int iterations, long cadenceNs, long timeoutNs,
+            long jitQuietNs) {
     }
+
+    /** The longest a block waits for the JIT to fall quiet ({@link Settings#jitQuietNs()}). */
+    private static final long JIT_QUIET_CAP_NS = TimeUnit.SECONDS.toNanos(30);
 
     /** One open connection and its memory. */
     private static final class Connection {
@@ -172,6 +177,9 @@ final class LinkRunner {
             }
             warmups++;
         }
+        if (settings.jitQuietNs() > 0) {
+            warmups += warmUntilJitQuiet(c, ranges, testCase, v, tally);
+        }
         long[] serverCpu0 = serverCpu(c);
         long threadCpu0 = THREADS.getCurrentThreadCpuTime();
         long processCpu0 = ExchangeHandler.processCpuNs();
@@ -198,6 +206,40 @@ final class LinkRunner {
         long serverProcess = serverCpu0 == null || serverCpu1 == null ? -1 : serverCpu1[1] - serverCpu0[1];
         return new BlockResult(link, block, warmups, histogram, sumNs, threadCpu, processCpu, serverThread,
                 serverProcess, tally[0], tally[1]);
+    }
+
+    /**
+     * Keeps warming up until this JVM's JIT compiled nothing for {@link Settings#jitQuietNs()}, or
+     * {@link #JIT_QUIET_CAP_NS} passed: the request path is compiled fully only after thousands of
+     * requests, and much later when other processes load the machine.
+     *
+     * @return the requests sent
+     */
+    private long warmUntilJitQuiet(Connection c, ResponseRanges ranges, ExchangeCase testCase, Variant v,
+            long[] tally) {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+            return 0;
+        }
+        long startNs = System.nanoTime();
+        long compiledMs = jit.getTotalCompilationTime();
+        long quietSinceNs = startNs;
+        long sent = 0;
+        while (true) {
+            long nowNs = System.nanoTime();
+            if (nowNs - quietSinceNs >= settings.jitQuietNs() || nowNs - startNs >= JIT_QUIET_CAP_NS) {
+                return sent;
+            }
+            if (exchange(c, ranges, testCase, v, tally) < 0) {
+                return sent;
+            }
+            sent++;
+            long ms = jit.getTotalCompilationTime();
+            if (ms != compiledMs) {
+                compiledMs = ms;
+                quietSinceNs = System.nanoTime();
+            }
+        }
     }
 
     /** The server connection thread's and process's CPU time, or {@code null} if the query failed. */
