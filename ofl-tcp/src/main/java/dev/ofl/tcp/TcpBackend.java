@@ -9,15 +9,24 @@ import dev.ofl.api.spi.BootstrapServer;
 import dev.ofl.api.spi.ClientSession;
 import dev.ofl.api.spi.OflBackend;
 import dev.ofl.api.spi.StagingPool;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * The {@code "tcp"} backend, found by {@link dev.ofl.api.Ofl} through the service loader. Always
- * available. It takes no backend-specific properties.
+ * available. Its one property, {@value #BLOCKING_SPIN_MICROS} (server, {@code BLOCKING} mode; default
+ * {@value #DEFAULT_BLOCKING_SPIN_MICROS}, 0 to 1,000,000), is how long a connection keeps reading
+ * without blocking after its last message before its virtual thread parks in a blocking read: a
+ * request that follows its response within that time is read without a park and a wake-up by the
+ * JDK's poller.
  */
 public final class TcpBackend implements OflBackend {
     /** The name configurations use. */
     public static final String NAME = "tcp";
+    /** The server's spin before parking, in microseconds. */
+    public static final String BLOCKING_SPIN_MICROS = "tcp.blockingSpinMicros";
+    /** The default of {@value #BLOCKING_SPIN_MICROS}. */
+    public static final int DEFAULT_BLOCKING_SPIN_MICROS = 50;
 
     /** Creates the backend; called by the service loader. */
     public TcpBackend() {
@@ -40,9 +49,29 @@ public final class TcpBackend implements OflBackend {
 
     @Override
     public OflServer serve(ServerConfig config, OflHandler handler) {
+        long spinNs = blockingSpinMicros(config.properties()) * 1_000L;
         StagingPool pool = new StagingPool(config.stagingBudgetBytes(), StagingPool.Memory.offHeap(), config.clock());
         return BootstrapServer.start(config, NAME, handler,
-                (serverConfig, channel, id) -> new TcpServerTransport(serverConfig, channel, pool),
+                (serverConfig, channel, id) -> new TcpServerTransport(serverConfig, channel, pool, spinNs),
                 server -> pool.close());
+    }
+
+    private static int blockingSpinMicros(Map<String, String> properties) {
+        for (String key : properties.keySet()) {
+            if (key.startsWith(NAME + ".") && !key.equals(BLOCKING_SPIN_MICROS)) {
+                throw new IllegalArgumentException("unknown TCP property '" + key + "'; known: " + BLOCKING_SPIN_MICROS);
+            }
+        }
+        String value = properties.getOrDefault(BLOCKING_SPIN_MICROS, Integer.toString(DEFAULT_BLOCKING_SPIN_MICROS));
+        int n;
+        try {
+            n = Integer.parseInt(value.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(BLOCKING_SPIN_MICROS + " = '" + value + "' is not a number", e);
+        }
+        if (n < 0 || n > 1_000_000) {
+            throw new IllegalArgumentException(BLOCKING_SPIN_MICROS + " = " + n + " is outside 0..1000000");
+        }
+        return n;
     }
 }

@@ -69,9 +69,12 @@ final class TcpServerTransport implements ServerTransport {
     private MemorySegment tx;
     private ByteBuffer txBuffer;
     private long committedBytes;
+    /** BLOCKING mode: how long to read without blocking before a read may park the thread. */
+    private final long spinNs;
 
-    TcpServerTransport(ServerConfig config, SocketChannel channel, StagingPool pool) {
+    TcpServerTransport(ServerConfig config, SocketChannel channel, StagingPool pool, long spinNs) {
         this.config = config;
+        this.spinNs = config.waitMode() == WaitMode.BLOCKING ? spinNs : 0;
         this.channel = channel;
         this.idle = config.idleStrategy();
         this.pool = pool;
@@ -217,6 +220,9 @@ final class TcpServerTransport implements ServerTransport {
             return;
         }
         rxBuffer.limit(rxBuffer.capacity()).position(rxEnd);
+        if (spinNs > 0) {
+            spin(length);
+        }
         idle.reset();
         while (rxBuffer.position() < length) {
             int n = channel.read(rxBuffer);
@@ -231,6 +237,28 @@ final class TcpServerTransport implements ServerTransport {
             idle.idle(n);
         }
         rxEnd = rxBuffer.position();
+    }
+
+    /**
+     * BLOCKING mode: reads without blocking for at most {@link #spinNs}, so that a request that
+     * follows soon is read without parking the virtual thread (a park costs a hand-off through the
+     * JDK's poller). Bounded by the machine's clock, not the server's: a cost bound, not a deadline.
+     * Once the thread has parked in a read, the JDK keeps the socket non-blocking underneath, so
+     * switching modes here makes no system call.
+     */
+    private void spin(int length) throws IOException {
+        channel.configureBlocking(false);
+        try {
+            long until = System.nanoTime() + spinNs;
+            while (rxBuffer.position() < length && System.nanoTime() - until < 0) {
+                if (channel.read(rxBuffer) < 0) {
+                    return; // the blocking loop reads the end of stream again and reports it
+                }
+                Thread.onSpinWait();
+            }
+        } finally {
+            channel.configureBlocking(true);
+        }
     }
 
     private void writeFully(ByteBuffer buffer) throws IOException {

@@ -91,7 +91,7 @@ class PeerAuthenticationTest {
                 .serviceName(SERVICE).limits(LIMITS).build();
         StagingPool pool = new StagingPool(config.stagingBudgetBytes(), StagingPool.Memory.offHeap(), config.clock());
         BootstrapServer server = BootstrapServer.start(config, TcpBackend.NAME, ECHO,
-                (c, channel, id) -> countingAccepts(new TcpServerTransport(c, channel, pool)), s -> pool.close());
+                (c, channel, id) -> countingAccepts(new TcpServerTransport(c, channel, pool, 0)), s -> pool.close());
         closeables.add(server);
         return server;
     }

@@ -156,7 +156,7 @@ class TcpTransportLifecycleTest {
             assertTrue(client.isConnected());
             StagingPool pool = new StagingPool(config.stagingBudgetBytes(), StagingPool.Memory.offHeap(),
                     config.clock());
-            TcpServerTransport transport = new TcpServerTransport(config, accepted, pool);
+            TcpServerTransport transport = new TcpServerTransport(config, accepted, pool, 0);
             long before = ServerMemory.receiveBytes();
             // The largest limits a client may ask for: what it commits must not grow with them.
             Limits largest = new Limits(Limits.MAX_REQUEST_BYTES, Limits.MAX_RESPONSE_BYTES, Limits.MAX_RANGES,
@@ -185,7 +185,7 @@ class TcpTransportLifecycleTest {
                     .serviceName("lifecycle").limits(LIMITS).build();
             assertTrue(client.isConnected());
             TcpServerTransport transport = new TcpServerTransport(config, accepted,
-                    new StagingPool(1, StagingPool.Memory.offHeap(), config.clock()));
+                    new StagingPool(1, StagingPool.Memory.offHeap(), config.clock()), 0);
             transport.breakConnection();
             assertFalse(accepted.isOpen());
             assertTrue(transport.close(), "a transport that never accepted closes too");

@@ -357,7 +357,7 @@ class TcpWireTest {
                 StagingPool pool = new StagingPool(config.stagingBudgetBytes(), StagingPool.Memory.offHeap(),
                         config.clock());
                 closeables.add(pool::close);
-                TcpServerTransport transport = new TcpServerTransport(config, accepted, pool);
+                TcpServerTransport transport = new TcpServerTransport(config, accepted, pool, 0);
                 closeables.add(transport::close);
                 transport.accept(Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, SERVICE, LIMITS, ""));
                 transport.start();

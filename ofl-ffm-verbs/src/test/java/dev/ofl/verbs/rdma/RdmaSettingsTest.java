@@ -18,7 +18,7 @@ class RdmaSettingsTest {
         assertEquals(14, settings.timeout());
         assertEquals(6, settings.retryCount());
         assertEquals(6, settings.rts(1, RdmaSettings.RNR_RETRY_BOUNDED).retryCount());
-        assertEquals(50, settings.blockingSpinMicros());
+        assertEquals(0, settings.blockingSpinMicros());
     }
 
     @Test

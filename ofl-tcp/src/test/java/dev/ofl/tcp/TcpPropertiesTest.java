@@ -1,0 +1,69 @@
+package dev.ofl.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.ofl.api.ClientConfig;
+import dev.ofl.api.Completion;
+import dev.ofl.api.Ofl;
+import dev.ofl.api.OflClient;
+import dev.ofl.api.OflServer;
+import dev.ofl.api.OflStatus;
+import dev.ofl.api.Region;
+import dev.ofl.api.ResponseRanges;
+import dev.ofl.api.ServerConfig;
+import dev.ofl.api.WaitMode;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The backend's one property: its values, its bounds, and names it does not know. */
+class TcpPropertiesTest {
+    private static ServerConfig.Builder server(Map<String, String> properties) {
+        return ServerConfig.builder().backend(TcpBackend.NAME)
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).serviceName("properties")
+                .waitMode(WaitMode.BLOCKING).properties(properties);
+    }
+
+    @Test
+    void unknownAndOutOfRangePropertiesAreRefusedNamingTheKey() {
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> Ofl.serve(server(Map.of("tcp.spin", "5")).build(), (request, response) -> 0));
+        assertEquals("unknown TCP property 'tcp.spin'; known: tcp.blockingSpinMicros", unknown.getMessage());
+        IllegalArgumentException range = assertThrows(IllegalArgumentException.class,
+                () -> Ofl.serve(server(Map.of(TcpBackend.BLOCKING_SPIN_MICROS, "1000001")).build(), (request, response) -> 0));
+        assertEquals("tcp.blockingSpinMicros = 1000001 is outside 0..1000000", range.getMessage());
+        IllegalArgumentException word = assertThrows(IllegalArgumentException.class,
+                () -> Ofl.serve(server(Map.of(TcpBackend.BLOCKING_SPIN_MICROS, "fifty")).build(), (request, response) -> 0));
+        assertEquals("tcp.blockingSpinMicros = 'fifty' is not a number", word.getMessage());
+    }
+
+    /** Without a spin, and with one longer than any gap here: every byte of every echo arrives. */
+    @Test
+    void requestsAreServedWithAndWithoutTheSpin() {
+        for (String spin : new String[] {"0", "1000000"}) {
+            try (Arena arena = Arena.ofConfined();
+                    OflServer server = Ofl.serve(server(Map.of(TcpBackend.BLOCKING_SPIN_MICROS, spin)).build(),
+                            (request, response) -> {
+                                response.write(request.payload());
+                                return 0;
+                            });
+                    OflClient client = Ofl.connect(ClientConfig.builder().backend(TcpBackend.NAME)
+                            .server(server.localAddress()).serviceName("properties").build())) {
+                MemorySegment memory = arena.allocate(8);
+                Region region = client.registerRegion(memory);
+                for (long i = 1; i <= 3; i++) {
+                    client.requestPayload().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, i * 0x0101_0101_0101L);
+                    int status = client.call(0, 0, 8, new ResponseRanges().add(region, 0, 8), 10_000_000_000L,
+                            new Completion());
+                    assertEquals(OflStatus.OK, status, "spin " + spin);
+                    assertEquals(i * 0x0101_0101_0101L, memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 0), "spin " + spin);
+                }
+            }
+        }
+    }
+}
