@@ -354,8 +354,10 @@ SV_EXPORT int _ibv_query_gid_ex(struct ibv_context *ctx, uint32_t port, uint32_t
                                 struct ibv_gid_entry *entry, uint32_t flags, size_t entry_size)
 {
     (void)ctx;
+    // Unknown flags: the kernel's query-GID ioctl refuses them (EOPNOTSUPP is only the answer of
+    // the library's sysfs fallback for kernels without that ioctl).
     if (flags)
-        return EOPNOTSUPP;
+        return EINVAL;
     if (port != 1 || index >= SV_GID_TBL_LEN || entry_size < sizeof(*entry))
         return EINVAL;
     struct sv_gid g[SV_GID_TBL_LEN];
@@ -371,7 +373,8 @@ SV_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *ctx, struct ibv_gid_e
 {
     (void)ctx;
     if (flags)
-        return -EOPNOTSUPP;
+        return -EINVAL; // as the kernel's ioctl, like _ibv_query_gid_ex
+
     if (entry_size < sizeof(struct ibv_gid_entry))
         return -EINVAL;
     struct sv_gid g[SV_GID_TBL_LEN];

@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #include "sv_internal.h"
 
-#include <endian.h>
 #include <infiniband/sa.h>
 #include <rdma/ib_user_sa.h>
 #include <rdma/ib_user_verbs.h>
@@ -26,9 +25,9 @@ SV_EXPORT void ibv_copy_ah_attr_from_kern(struct ibv_ah_attr *dst, struct ib_uve
     dst->port_num = src->port_num;
 }
 
+// As rdma-core's: qp_state is left alone (only cur_qp_state is copied); callers set it themselves.
 SV_EXPORT void ibv_copy_qp_attr_from_kern(struct ibv_qp_attr *dst, struct ib_uverbs_qp_attr *src)
 {
-    dst->qp_state = src->qp_state;
     dst->cur_qp_state = src->cur_qp_state;
     dst->path_mtu = src->path_mtu;
     dst->path_mig_state = src->path_mig_state;
@@ -59,21 +58,27 @@ SV_EXPORT void ibv_copy_qp_attr_from_kern(struct ibv_qp_attr *dst, struct ib_uve
     dst->alt_timeout = src->alt_timeout;
 }
 
-// The SA path record packs selectors and fields into shared bytes (IBA 15.2.5.16).
-SV_EXPORT void ibv_copy_path_rec_from_kern(struct ibv_path_record *dst, struct ib_user_path_rec *src)
+// Into librdmacm's struct ibv_sa_path_rec (<infiniband/sa.h>), field by field, as rdma-core's:
+// both structs keep the fields unpacked, in the same byte orders.
+SV_EXPORT void ibv_copy_path_rec_from_kern(struct ibv_sa_path_rec *dst, struct ib_user_path_rec *src)
 {
-    memset(dst, 0, sizeof(*dst));
     memcpy(dst->dgid.raw, src->dgid, sizeof(dst->dgid.raw));
     memcpy(dst->sgid.raw, src->sgid, sizeof(dst->sgid.raw));
     dst->dlid = src->dlid;
     dst->slid = src->slid;
-    dst->flowlabel_hoplimit = htobe32((be32toh(src->flow_label) << 8) | src->hop_limit);
-    dst->tclass = src->traffic_class;
-    dst->reversible_numpath = (uint8_t)((src->reversible ? 0x80 : 0) | (src->numb_path & 0x7f));
+    dst->raw_traffic = src->raw_traffic;
+    dst->flow_label = src->flow_label;
+    dst->hop_limit = src->hop_limit;
+    dst->traffic_class = src->traffic_class;
+    dst->reversible = src->reversible;
+    dst->numb_path = src->numb_path;
     dst->pkey = src->pkey;
-    dst->qosclass_sl = htobe16(src->sl & 0xf);
-    dst->mtu = (uint8_t)(((src->mtu_selector & 3) << 6) | (src->mtu & 0x3f));
-    dst->rate = (uint8_t)(((src->rate_selector & 3) << 6) | (src->rate & 0x3f));
-    dst->packetlifetime = (uint8_t)(((src->packet_life_time_selector & 3) << 6) | (src->packet_life_time & 0x3f));
+    dst->sl = src->sl;
+    dst->mtu_selector = src->mtu_selector;
+    dst->mtu = src->mtu;
+    dst->rate_selector = src->rate_selector;
+    dst->rate = src->rate;
+    dst->packet_life_time = src->packet_life_time;
     dst->preference = src->preference;
+    dst->packet_life_time_selector = src->packet_life_time_selector;
 }

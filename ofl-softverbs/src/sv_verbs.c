@@ -102,6 +102,13 @@ SV_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *ibpd, void *addr, size_
         errno = EINVAL;
         return NULL;
     }
+    // The kernel maps an MR by pages: it refuses an iova whose offset within a page is not the
+    // address's (ib_uverbs_reg_mr), and so does every device behind it.
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    if (((uintptr_t)addr ^ iova) & (page - 1)) {
+        errno = EINVAL;
+        return NULL;
+    }
     struct sv_mr *mr = calloc(1, sizeof(*mr));
     if (!mr) {
         errno = ENOMEM;
@@ -481,8 +488,10 @@ static int sv_check_attr_values(struct ibv_qp_attr *a, int mask)
         if (!a->ah_attr.is_global) {
             if (!sv_no_grh_allowed())
                 return EINVAL;
-        } else if (a->ah_attr.grh.sgid_index >= SV_GID_TBL_LEN || !sv.gids[a->ah_attr.grh.sgid_index].valid) {
+        } else if (a->ah_attr.grh.sgid_index >= SV_GID_TBL_LEN) {
             return EINVAL;
+        } else if (!sv.gids[a->ah_attr.grh.sgid_index].valid) {
+            return ENODATA; // the kernel's answer for an empty slot (rdma_get_gid_attr)
         }
         if (a->ah_attr.port_num > 1)
             return EINVAL;

@@ -1,6 +1,12 @@
 // Shared helpers for the softverbs C tests: a tiny TAP-like reporter ("ok - name" /
 // "not ok - name"), endpoint setup (PD, CQs, MR, RC QP) and bounded completion waits.
-// Tests only use public libibverbs API so that they would also run against a real RoCE device.
+// Tests only use public libibverbs API, so the same programs also run against any libibverbs
+// device (the kernel's rxe in ./ofl test-rxe). The environment picks the device:
+//   SV_TEST_DEVICE     device name (default: the first device, softverbs0 under softverbs)
+//   SV_TEST_PORT       port number (default 1)
+//   SV_TEST_GID_INDEX  GID index the QPs use (default: the RoCE v2 GID ::ffff:127.0.0.1)
+// Tests of softverbs itself (its knobs, its own limits) run only on a softverbs device; elsewhere
+// they print "excluded - name (reason)" and count neither way.
 #ifndef SV_TEST_H
 #define SV_TEST_H
 
@@ -26,12 +32,47 @@ static int t_passed __attribute__((unused)), t_failed __attribute__((unused));
         }                                                                                      \
     } while (0)
 
+// CHECK(a == b) that prints both values when they differ.
+#define CHECK_EQ(a, b)                                                                         \
+    do {                                                                                       \
+        long long t_a_ = (long long)(a), t_b_ = (long long)(b);                                \
+        if (t_a_ != t_b_) {                                                                    \
+            fprintf(stderr, "  %s:%d: check failed: %s == %s (%lld, expected %lld)\n", __FILE__, \
+                    __LINE__, #a, #b, t_a_, t_b_);                                             \
+            t_failed_now = 1;                                                                  \
+        }                                                                                      \
+    } while (0)
+
+// A check of softverbs' reading where another device is known to read the verbs differently
+// (each is a row of ofl-softverbs/README.md's table of differences): checked on softverbs only;
+// elsewhere the result is printed as a "# " line.
+#define CHECK_SOFTVERBS(cond, difference)                                                      \
+    do {                                                                                       \
+        int t_ok_ = (cond);                                                                    \
+        if (t_is_softverbs())                                                                  \
+            CHECK(t_ok_);                                                                      \
+        else                                                                                   \
+            printf("# %s:%d: %s: %s on this device (%s)\n", __FILE__, __LINE__, #cond,         \
+                   t_ok_ ? "holds" : "does not hold", difference);                             \
+    } while (0)
+
 #define REQUIRE(cond)                                                                          \
     do {                                                                                       \
         if (!(cond)) {                                                                         \
             fprintf(stderr, "  %s:%d: requirement failed: %s (errno %d)\n", __FILE__, __LINE__, #cond, errno); \
             t_failed_now = 1;                                                                  \
             return;                                                                            \
+        }                                                                                      \
+    } while (0)
+
+// A test that holds only on softverbs: on another device it is named as excluded, with why.
+#define RUN_SOFTVERBS_ONLY(fn, why)                                                            \
+    do {                                                                                       \
+        if (t_is_softverbs()) {                                                                \
+            RUN(fn);                                                                           \
+        } else {                                                                               \
+            printf("excluded - %s (%s)\n", #fn, why);                                          \
+            fflush(stdout);                                                                    \
         }                                                                                      \
     } while (0)
 
@@ -83,6 +124,35 @@ static inline int t_no_wc(struct ibv_cq *cq, int ms)
     return !t_wait_wc(cq, &wc, ms);
 }
 
+// The port the tests use (SV_TEST_PORT, default 1).
+static inline uint8_t t_port(void)
+{
+    const char *v = getenv("SV_TEST_PORT");
+    return v && *v ? (uint8_t)atoi(v) : 1;
+}
+
+// The device the tests open: SV_TEST_DEVICE, or the first one.
+static inline const char *t_device_wanted(void)
+{
+    const char *v = getenv("SV_TEST_DEVICE");
+    return v && *v ? v : NULL;
+}
+
+// True when the tests run on softverbs: the device named (or the first) is softverbs'.
+static inline int t_is_softverbs(void)
+{
+    const char *want = t_device_wanted();
+    if (want)
+        return strncmp(want, "softverbs", 9) == 0;
+    int n = 0;
+    struct ibv_device **list = ibv_get_device_list(&n);
+    int yes = list && n > 0 && strncmp(ibv_get_device_name(list[0]), "softverbs", 9) == 0;
+    if (list)
+        ibv_free_device_list(list);
+    return yes;
+}
+
+// The index of the RoCE v2 GID ::ffff:127.0.0.1 (softverbs has one), or -1.
 static inline int t_loopback_gid_index(struct ibv_context *ctx)
 {
     struct ibv_gid_entry e[64];
@@ -94,6 +164,25 @@ static inline int t_loopback_gid_index(struct ibv_context *ctx)
             return (int)e[i].gid_index;
     }
     return -1;
+}
+
+// The GID index the tests use: SV_TEST_GID_INDEX, else the loopback GID's.
+static inline int t_gid_index(struct ibv_context *ctx)
+{
+    const char *v = getenv("SV_TEST_GID_INDEX");
+    if (v && *v)
+        return atoi(v);
+    return t_loopback_gid_index(ctx);
+}
+
+// The path MTU for a connection: 4096, or less if the port's active MTU is less (rxe on a
+// 1500-byte Ethernet runs at 1024).
+static inline enum ibv_mtu t_path_mtu(struct ibv_context *ctx)
+{
+    struct ibv_port_attr p;
+    if (ibv_query_port(ctx, t_port(), &p) || p.active_mtu > IBV_MTU_4096 || p.active_mtu < IBV_MTU_256)
+        return IBV_MTU_4096;
+    return p.active_mtu;
 }
 
 struct t_ep {
@@ -122,7 +211,14 @@ static inline struct ibv_context *t_open(void)
     struct ibv_device **list = ibv_get_device_list(&n);
     if (!list || n < 1)
         return NULL;
-    struct ibv_context *ctx = ibv_open_device(list[0]);
+    struct ibv_device *dev = list[0];
+    const char *want = t_device_wanted();
+    for (int i = 0; want && i < n; i++)
+        if (strcmp(ibv_get_device_name(list[i]), want) == 0)
+            dev = list[i];
+    struct ibv_context *ctx = NULL;
+    if (!want || strcmp(ibv_get_device_name(dev), want) == 0)
+        ctx = ibv_open_device(dev);
     ibv_free_device_list(list);
     return ctx;
 }
@@ -132,7 +228,7 @@ static inline int t_ep_open(struct t_ep *ep, struct ibv_context *ctx, const stru
     memset(ep, 0, sizeof(*ep));
     ep->ctx = ctx;
     ep->size = o->size ? o->size : 4096;
-    ep->gid_index = t_loopback_gid_index(ctx);
+    ep->gid_index = t_gid_index(ctx);
     ep->pd = ibv_alloc_pd(ctx);
     if (!ep->pd)
         return -1;
@@ -159,7 +255,7 @@ static inline int t_ep_open(struct t_ep *ep, struct ibv_context *ctx, const stru
     ep->qp = ibv_create_qp(ep->pd, &ia);
     if (!ep->qp)
         return -1;
-    struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
+    struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = t_port(),
                             .qp_access_flags = o->qp_access >= 0 ? (unsigned)o->qp_access : 0};
     if (o->qp_access == 0)
         a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
@@ -175,16 +271,16 @@ struct t_conn_opts {
 static inline int t_ep_connect(struct t_ep *ep, uint32_t dest_qpn, const struct t_conn_opts *o)
 {
     union ibv_gid dgid;
-    if (ibv_query_gid(ep->ctx, 1, ep->gid_index, &dgid))
+    if (ibv_query_gid(ep->ctx, t_port(), ep->gid_index, &dgid))
         return -1;
     struct ibv_qp_attr a = {
         .qp_state = IBV_QPS_RTR,
-        .path_mtu = IBV_MTU_4096,
+        .path_mtu = t_path_mtu(ep->ctx),
         .dest_qp_num = dest_qpn,
         .rq_psn = 1000,
         .max_dest_rd_atomic = 1,
         .min_rnr_timer = o->min_rnr_timer ? o->min_rnr_timer : 1,
-        .ah_attr = {.is_global = 1, .port_num = 1,
+        .ah_attr = {.is_global = 1, .port_num = t_port(),
                     .grh = {.dgid = dgid, .sgid_index = (uint8_t)ep->gid_index, .hop_limit = 1}},
     };
     int rc = ibv_modify_qp(ep->qp, &a,

@@ -9,7 +9,7 @@
 
 #define NQP 16
 #define NTHREADS 4
-#define ROUNDS 500
+#define ROUNDS 500 // SV_TEST_ROUNDS overrides (the rxe guest runs fewer: it is emulated)
 #define CHUNK 8192
 
 struct xinfo {
@@ -23,6 +23,7 @@ static struct t_ep eps[NQP];
 static struct xinfo peer;
 static int role; // 0 client, 1 server
 static int errors;
+static int rounds = ROUNDS;
 
 static const struct t_conn_opts conn = {.timeout = 14, .retry_cnt = 7, .rnr_retry = 7, .min_rnr_timer = 1};
 
@@ -31,7 +32,7 @@ static uint8_t pattern(int q, int round, int i) { return (uint8_t)(q * 31 + roun
 static void *client_thread(void *arg)
 {
     int t = (int)(intptr_t)arg;
-    for (int round = 0; round < ROUNDS; round++) {
+    for (int round = 0; round < rounds; round++) {
         for (int q = t; q < NQP; q += NTHREADS) {
             struct t_ep *ep = &eps[q];
             for (int i = 0; i < CHUNK; i++)
@@ -62,7 +63,7 @@ static void *client_thread(void *arg)
 static void *server_thread(void *arg)
 {
     int t = (int)(intptr_t)arg;
-    for (int round = 0; round < ROUNDS; round++) {
+    for (int round = 0; round < rounds; round++) {
         for (int q = t; q < NQP; q += NTHREADS) {
             struct t_ep *ep = &eps[q];
             struct ibv_wc wc;
@@ -155,6 +156,9 @@ static void stress_two_processes_many_qps(void)
 
 int main(void)
 {
+    const char *r = getenv("SV_TEST_ROUNDS");
+    if (r && atoi(r) > 0)
+        rounds = atoi(r);
     RUN(stress_two_processes_many_qps);
     return t_summary();
 }

@@ -40,6 +40,10 @@ run_stage() {
     seconds="$(since "$t0")"
     echo "$name $PASSED $FAILED $seconds" >> "$out/results"
     say "$name: $PASSED passed, $FAILED failed ($seconds s)"
+    # A stage that counts named checks lists them, one line each.
+    if [ -f "$out/$name.tests" ]; then
+        while IFS= read -r line; do say "  $line"; done < "$out/$name.tests"
+    fi
     if [ "$FAILED" -ne 0 ]; then
         say "---- last lines of $name.log ----"
         tail -n 80 "$out/$name.log"
@@ -47,25 +51,18 @@ run_stage() {
     fi
 }
 
-# The sysfs spelling of the RoCE v2 GID ::ffff:A.B.C.D, and its index on DEVICE's port 1.
-gid_index() {
-    local device="$1" address="$2" port="/sys/class/infiniband/$1/ports/1" wanted g i
-    wanted="0000:0000:0000:0000:0000:ffff:$(IFS=. read -r w x y z <<< "$address"; printf '%02x%02x:%02x%02x' "$w" "$x" "$y" "$z")"
-    for g in "$port"/gids/*; do
-        i="${g##*/}"
-        if [ "$(cat "$g" 2>/dev/null)" = "$wanted" ] && [ "$(cat "$port/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ]; then
-            echo "$i"
-            return 0
-        fi
-    done
-    return 1
-}
+# gid_index DEVICE ADDRESS, and the renumbering RdmaGidDriftTest runs.
+# shellcheck source=gid.sh
+. "$REPO/tools/rxe-guest/gid.sh"
+# RdmaGidDriftTest's own address on veth0 (rxe0), which gid.sh moves around the GID table.
+drift=10.55.0.5
 
 setup() {
     ip link set lo up &&
     ip link add veth0 type veth peer name veth1 &&
     ip addr add "$a/24" dev veth0 &&
     ip addr add "$b/24" dev veth1 &&
+    ip addr add "$drift/32" dev veth0 &&
     ip link set veth0 up &&
     ip link set veth1 up &&
     rdma link add rxe0 type rxe netdev veth0 &&
@@ -193,9 +190,66 @@ test_classpath() {
     echo "$JUNIT_JAR:$REPO/ofl-ffm-verbs/target/test-classes:$REPO/ofl-ffm-verbs/target/classes:$entries"
 }
 
+# stage_c_tests NAME ENV...: softverbs' C tests that hold on any device (ofl-softverbs/test, built
+# against the system's libibverbs by `make device-tests`), run with ENV; each "ok" / "not ok" line
+# counts, "excluded" lines name the softverbs-only tests and why. Every binary is bounded.
+stage_c_tests() {
+    local name="$1" t status lines
+    shift
+    : > "$out/$name.each"
+    for t in test_verbs test_rc test_retry test_stress; do
+        local t0
+        t0="$(now)"
+        # test_stress: 40 rounds instead of 500 (under TCG 100 take 21 s on rxe, 89 s on softverbs).
+        lines="$(env SV_TEST_ROUNDS=40 "$@" timeout 600 "$REPO/ofl-softverbs/target/device/bin/$t" 2>&1)"
+        status=$?
+        echo "== $t: exit $status after $(since "$t0") s"
+        echo "$lines"
+        grep -E '^(ok|not ok|excluded) - ' <<< "$lines" >> "$out/$name.each"
+        PASSED=$((PASSED + $(grep -c '^ok - ' <<< "$lines")))
+        local bad
+        bad="$(grep -c '^not ok - ' <<< "$lines")"
+        FAILED=$((FAILED + bad))
+        if [ "$status" -ne 0 ] && [ "$bad" -eq 0 ]; then
+            echo "not ok - $t exited with status $status" | tee -a "$out/$name.each"
+            FAILED=$((FAILED + 1))
+        fi
+    done
+}
+
+stage_c_tests_rxe() {
+    local g
+    g="$(gid_index rxe0 "$a")" || { echo "no RoCE v2 GID for $a on rxe0"; FAILED=1; return; }
+    echo "rxe0, port 1, GID index $g (::ffff:$a)"
+    stage_c_tests c_tests SV_TEST_DEVICE=rxe0 SV_TEST_PORT=1 SV_TEST_GID_INDEX="$g"
+    cp "$out/c_tests.each" "$out/c_tests.tests"
+}
+
+# The same binaries over softverbs (its library first on the loader's path), then where the two
+# devices' outcomes differ, test by test. softverbs-only tests are excluded on rxe, so they are
+# compared only where both ran.
+stage_c_tests_softverbs() {
+    mkdir -p /tmp/sv
+    stage_c_tests c_tests_softverbs LD_LIBRARY_PATH="$REPO/ofl-softverbs/target/lib" SOFTVERBS_DIR=/tmp/sv
+    grep -v '^ok - ' "$out/c_tests_softverbs.each" > "$out/c_tests_softverbs.tests"
+    [ -f "$out/c_tests.each" ] || return 0
+    local both differ
+    both="$(awk 'FNR == 1 { f++ } $1 != "excluded" { n = $0; sub(/^(ok|not ok) - /, "", n); r[f, n] = $1 $2; seen[f, n] = 1 }
+        END { for (k in seen) { split(k, p, SUBSEP); if (p[1] == 1 && seen[2, p[2]]) print p[2], r[1, p[2]], r[2, p[2]] } }' \
+        "$out/c_tests.each" "$out/c_tests_softverbs.each")"
+    differ="$(awk '$2 != $3' <<< "$both")"
+    echo "agreement - rxe and softverbs ran $(grep -c . <<< "$both") tests both; they differ on $(grep -c . <<< "$differ")" >> "$out/c_tests_softverbs.tests"
+    echo "rxe and softverbs ran $(grep -c . <<< "$both") tests both; they differ on $(grep -c . <<< "$differ")"
+    if [ -n "$differ" ]; then
+        awk '{ printf "differs - %s (rxe: %s, softverbs: %s)\n", $1, $2 == "ok-" ? "ok" : "not ok", $3 == "ok-" ? "ok" : "not ok" }' \
+            <<< "$differ" | tee -a "$out/c_tests_softverbs.tests"
+    fi
+    # No failure of its own: a difference is a "not ok" in one of the two stages already.
+}
+
 # The Java test classes run in one JVM (a JVM and JUnit start up in minutes under TCG); each class
 # is then a stage of its own, counted from JUnit's XML report.
-java_classes=(RdmaConformanceTest LateWriteTest TwoProcessTest)
+java_classes=(RdmaConformanceTest LateWriteTest TwoProcessTest RdmaGidDriftTest)
 
 stage_java() {
     local selectors=() class status
@@ -209,6 +263,8 @@ stage_java() {
         -Dofl.test.timeScale="$TIME_SCALE" \
         -Dofl.test.address="$a" \
         -Dofl.test.rdma.retryCount=6 \
+        -Dofl.test.gidDrift.address="$drift" \
+        -Dofl.test.gidRenumber="/bin/bash $REPO/tools/rxe-guest/gid.sh renumber" \
         -cp "$(test_classpath)" \
         org.junit.platform.console.ConsoleLauncher execute \
         --disable-banner --disable-ansi-colors --details=tree --fail-if-no-tests \
@@ -274,6 +330,8 @@ fi
 run_stage ibv_devinfo stage_devinfo
 run_stage ibv_rc_pingpong stage_rc_pingpong
 run_stage probe stage_probe
+run_stage c_tests stage_c_tests_rxe
+run_stage c_tests_softverbs stage_c_tests_softverbs
 JAVA_T0="$(now)"
 stage_java
 for class in "${java_classes[@]}"; do

@@ -93,6 +93,8 @@ if [ ! -f "$kdir/initramfs.cpio.gz" ] || [ "$here/init" -nt "$kdir/initramfs.cpi
 fi
 
 # ---- the run ------------------------------------------------------------------------------------
+# softverbs' C tests that run on any device, linked to the system's libibverbs (the c_tests stages).
+make -s -C "$repo/ofl-softverbs" all device-tests >&2 || die "building ofl-softverbs' device tests failed"
 rm -rf "$out"
 mkdir -p "$out"
 console="$work/console.log"
