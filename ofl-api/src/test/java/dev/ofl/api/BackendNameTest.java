@@ -24,7 +24,8 @@ class BackendNameTest {
 
     @Test
     void theTestBackendIsOnTheClassPath() {
-        assertEquals(List.of(InertBackend.NAME), Ofl.backends());
+        // Other modules' test backends (ofl-testing's "fake") may share the class path, as under PIT.
+        assertTrue(Ofl.backends().contains(InertBackend.NAME), Ofl.backends()::toString);
         assertEquals(Optional.empty(), Ofl.unavailabilityCause(InertBackend.NAME));
     }
 
@@ -49,7 +50,7 @@ class BackendNameTest {
     void aMisspeltNameSuggestsTheClosestPresentName() {
         OflException e = assertThrows(OflException.class, () -> Ofl.connect(client("inret")));
         assertTrue(e.getMessage().contains("no ofl backend named 'inret'"), e::getMessage);
-        assertTrue(e.getMessage().contains("found: [inert]"), e::getMessage);
+        assertTrue(e.getMessage().contains("found: " + Ofl.backends()), e::getMessage);
         assertTrue(e.getMessage().contains("did you mean 'inert'?"), e::getMessage);
         OflException served = assertThrows(OflException.class, () -> Ofl.serve(server("inrt"), (q, r) -> 0));
         assertTrue(served.getMessage().contains("did you mean 'inert'?"), served::getMessage);
@@ -59,14 +60,14 @@ class BackendNameTest {
     void aMisspeltKnownNameSuggestsIt() {
         String cause = Ofl.unavailabilityCause("rmda").orElseThrow();
         assertTrue(cause.contains("did you mean 'rdma'?"), cause);
-        assertTrue(cause.contains("name one of [inert]"), cause);
+        assertTrue(cause.contains("name one of " + Ofl.backends()), cause);
     }
 
     @Test
     void aFarOffNameSuggestsNothing() {
         String cause = Ofl.unavailabilityCause("infiniband").orElseThrow();
         assertFalse(cause.contains("did you mean"), cause);
-        assertTrue(cause.contains("name one of [inert]"), cause);
+        assertTrue(cause.contains("name one of " + Ofl.backends()), cause);
         assertTrue(cause.contains("merged (shaded) jar"), cause);
     }
 

@@ -33,6 +33,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -279,5 +280,38 @@ class HostileRdmaServerTest {
         for (long i = 4096 - 32; i < 4096; i++) {
             assertEquals(SENTINEL, memory.get(ValueLayout.JAVA_BYTE, 4096 + i), "a refused write landed partly");
         }
+    }
+
+    /**
+     * A server whose queue pair stops answering while its bootstrap socket stays open: the client's
+     * SEND is never acknowledged, and the failure says so rather than only naming the status.
+     */
+    @Test
+    void aServerQueuePairThatStopsAnsweringIsNamedInTheFailure() {
+        server.link.breakLink();
+        long ticket = submit();
+        OflConnectionException e = assertThrows(OflConnectionException.class,
+                () -> client.await(ticket, client.clock().nanoTime() + TestEnvironment.nanos(30), new Completion()));
+        assertTrue(e.getMessage().contains("IBV_WC_RETRY_EXC_ERR")
+                && e.getMessage().contains("the server's queue pair did not acknowledge"), e::getMessage);
+        assertTrue(client.isBroken());
+        assertEquals(0, client.statistics().protocolErrors(), "not a protocol error");
+    }
+
+    /**
+     * A server that closes its bootstrap socket while a request is outstanding: the client's queue
+     * pair is broken by its liveness watch, and the failure names the lost peer, not the flush.
+     */
+    @Test
+    void aServerThatLeavesIsTheReasonTheClientGives() throws Exception {
+        long ticket = submit();
+        takeRequest();
+        server.channel.close();
+        OflConnectionException e = assertThrows(OflConnectionException.class,
+                () -> client.await(ticket, client.clock().nanoTime() + TestEnvironment.nanos(30), new Completion()));
+        assertTrue(e.getMessage().contains("the peer closed the bootstrap connection"), e::getMessage);
+        assertFalse(e.getMessage().contains("FLUSH"), e::getMessage);
+        assertTrue(client.isBroken());
+        assertOutsideUntouched();
     }
 }
