@@ -15,7 +15,7 @@ import java.util.Optional;
 /**
  * The {@code "tcp"} backend, found by {@link dev.ofl.api.Ofl} through the service loader. Always
  * available. Its one property, {@value #BLOCKING_SPIN_MICROS} (server, {@code BLOCKING} mode; default
- * {@value #DEFAULT_BLOCKING_SPIN_MICROS}, 0 to 1,000,000), is how long a connection keeps reading
+ * {@value #DEFAULT_BLOCKING_SPIN_MICROS}, 0 to 10,000), is how long a connection keeps reading
  * without blocking after its last message before its virtual thread parks in a blocking read: a
  * request that follows its response within that time is read without a park and a wake-up by the
  * JDK's poller.
@@ -69,8 +69,8 @@ public final class TcpBackend implements OflBackend {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(BLOCKING_SPIN_MICROS + " = '" + value + "' is not a number", e);
         }
-        if (n < 0 || n > 1_000_000) {
-            throw new IllegalArgumentException(BLOCKING_SPIN_MICROS + " = " + n + " is outside 0..1000000");
+        if (n < 0 || n > 10_000) {
+            throw new IllegalArgumentException(BLOCKING_SPIN_MICROS + " = " + n + " is outside 0..10000");
         }
         return n;
     }

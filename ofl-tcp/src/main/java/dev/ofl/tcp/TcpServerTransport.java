@@ -254,7 +254,8 @@ final class TcpServerTransport implements ServerTransport {
                 if (channel.read(rxBuffer) < 0) {
                     return; // the blocking loop reads the end of stream again and reports it
                 }
-                Thread.onSpinWait();
+                // A virtual thread: let others on this carrier run between reads.
+                Thread.yield();
             }
         } finally {
             channel.configureBlocking(true);

@@ -42,6 +42,12 @@ final class CompletionPoller {
 
     private static final int EPOLL_CLOEXEC = 0x80000;
     private static final int EPOLL_CTL_ADD = 1;
+    /**
+     * The longest park, whatever the deadline: a safety net, so that a connection looks again at
+     * least once a second even if a wake-up was lost or the poller thread ended. An idle
+     * connection pays a few system calls per second for it.
+     */
+    private static final long MAX_PARK_NS = 1_000_000_000L;
     private static final int EPOLL_CTL_DEL = 2;
     private static final int EPOLL_CTL_MOD = 3;
     private static final int EPOLLIN = 0x001;
@@ -134,7 +140,9 @@ final class CompletionPoller {
             slots = table;
         }
         try {
-            registration.control(EPOLL_CTL_ADD, 0);
+            // One-shot from the start: the kernel always reports EPOLLERR/EPOLLHUP, and a device that
+            // goes away before the first arm must not make this thread spin on a level-triggered error.
+            registration.control(EPOLL_CTL_ADD, EPOLLONESHOT);
         } catch (IOException e) {
             registration.release();
             throw e;
@@ -171,9 +179,9 @@ final class CompletionPoller {
             } catch (Throwable t) {
                 throw new IllegalStateException(t);
             }
-            epollFd = fd;
             int waitFd = fd;
             Thread.ofPlatform().name("ofl-rdma-poller").daemon().start(() -> run(waitFd));
+            epollFd = fd;
             return fd;
         }
     }
@@ -201,15 +209,21 @@ final class CompletionPoller {
                 continue;
             }
             Registration[] table = slots;
-            for (int i = 0; i < n; i++) {
-                long data = events.get(ValueLayout.JAVA_LONG_UNALIGNED, i * EPOLL_EVENT.byteSize() + DATA_OFFSET);
-                int slot = (int) data;
-                if (slot >= 0 && slot < table.length) {
-                    Registration registration = table[slot];
-                    if (registration != null && registration.generation == (int) (data >>> 32)) {
-                        LockSupport.unpark(registration.owner);
+            try {
+                for (int i = 0; i < n; i++) {
+                    long data = events.get(ValueLayout.JAVA_LONG_UNALIGNED, i * EPOLL_EVENT.byteSize()
+                            + DATA_OFFSET);
+                    int slot = (int) data;
+                    if (slot >= 0 && slot < table.length) {
+                        Registration registration = table[slot];
+                        if (registration != null && registration.generation == (int) (data >>> 32)) {
+                            LockSupport.unpark(registration.owner);
+                        }
                     }
                 }
+            } catch (RuntimeException | Error e) {
+                // This thread must outlive any one failed wake-up; the owners' bounded parks recover it.
+                LOG.error("the RDMA completion poller failed to wake a connection; continuing", e);
             }
         }
     }
@@ -283,10 +297,8 @@ final class CompletionPoller {
          * @param remainingNs how long at most, or {@link Long#MAX_VALUE} for no bound
          */
         static void park(long remainingNs) {
-            if (remainingNs == Long.MAX_VALUE) {
-                LockSupport.park();
-            } else if (remainingNs > 0) {
-                LockSupport.parkNanos(remainingNs);
+            if (remainingNs > 0) {
+                LockSupport.parkNanos(Math.min(remainingNs, MAX_PARK_NS));
             }
         }
 

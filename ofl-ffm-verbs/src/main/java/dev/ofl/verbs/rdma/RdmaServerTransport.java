@@ -408,7 +408,8 @@ final class RdmaServerTransport implements ServerTransport {
                 if (poll() > 0) {
                     return;
                 }
-                Thread.onSpinWait();
+                // A virtual thread: let others on this carrier run between polls.
+                Thread.yield();
             } while (System.nanoTime() - until < 0 && !closing && peerLoss == null && !draining);
         }
         int taken = 0;
@@ -432,6 +433,9 @@ final class RdmaServerTransport implements ServerTransport {
                     + "RDMA connection thread are cleared and ignored", link.qp.qpNumber());
         }
         events.arm();
+        if (closing || peerLoss != null || draining) {
+            return; // a wake-up between the last look and here may have been used up (a lock in the log above)
+        }
         CompletionPoller.Registration.park(deadlineNs == Long.MAX_VALUE ? Long.MAX_VALUE
                 : deadlineNs - config.clock().nanoTime());
     }

@@ -41,7 +41,7 @@ record RdmaSettings(String device, OptionalInt gidIndex, int timeout, int retryC
                 number(TIMEOUT, properties.getOrDefault(TIMEOUT, "14"), 1, 31),
                 retryCount(properties.getOrDefault(RETRY_COUNT, Integer.toString(DEFAULT_RETRY_COUNT))),
                 number(BLOCKING_SPIN_MICROS, properties.getOrDefault(BLOCKING_SPIN_MICROS,
-                        Integer.toString(DEFAULT_BLOCKING_SPIN_MICROS)), 0, 1_000_000));
+                        Integer.toString(DEFAULT_BLOCKING_SPIN_MICROS)), 0, 10_000));
     }
 
     /**

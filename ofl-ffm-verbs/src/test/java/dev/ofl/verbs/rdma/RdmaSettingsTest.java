@@ -22,13 +22,15 @@ class RdmaSettingsTest {
     }
 
     @Test
-    void blockingSpinIsZeroToOneSecond() {
+    void blockingSpinIsZeroToTenMilliseconds() {
         assertEquals(0, RdmaSettings.from(Map.of(RdmaSettings.BLOCKING_SPIN_MICROS, "0")).blockingSpinMicros());
-        assertEquals(1_000_000, RdmaSettings.from(Map.of(RdmaSettings.BLOCKING_SPIN_MICROS, "1000000"))
+        assertEquals(10_000, RdmaSettings.from(Map.of(RdmaSettings.BLOCKING_SPIN_MICROS, "10000"))
                 .blockingSpinMicros());
+        assertThrows(IllegalArgumentException.class,
+                () -> RdmaSettings.from(Map.of(RdmaSettings.BLOCKING_SPIN_MICROS, "10001")));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> RdmaSettings.from(Map.of(RdmaSettings.BLOCKING_SPIN_MICROS, "-1")));
-        assertEquals("rdma.blockingSpinMicros = -1 is outside 0..1000000", e.getMessage());
+        assertEquals("rdma.blockingSpinMicros = -1 is outside 0..10000", e.getMessage());
     }
 
     @Test
