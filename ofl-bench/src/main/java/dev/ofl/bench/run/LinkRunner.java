@@ -202,7 +202,9 @@ final class LinkRunner {
         long threadCpu = THREADS.getCurrentThreadCpuTime() - threadCpu0;
         long processCpu = ExchangeHandler.processCpuNs() - processCpu0;
         long[] serverCpu1 = serverCpu(c);
-        long serverThread = serverCpu0 == null || serverCpu1 == null ? -1 : serverCpu1[0] - serverCpu0[0];
+        // A server connection on a virtual thread (BLOCKING) has no thread CPU time: -1 at both ends.
+        long serverThread = serverCpu0 == null || serverCpu1 == null || serverCpu0[0] < 0 || serverCpu1[0] < 0 ? -1
+                : serverCpu1[0] - serverCpu0[0];
         long serverProcess = serverCpu0 == null || serverCpu1 == null ? -1 : serverCpu1[1] - serverCpu0[1];
         return new BlockResult(link, block, warmups, histogram, sumNs, threadCpu, processCpu, serverThread,
                 serverProcess, tally[0], tally[1]);

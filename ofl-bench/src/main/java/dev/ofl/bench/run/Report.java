@@ -39,7 +39,8 @@ final class Report {
                 + " percentile is the mean of that percentile over the matching blocks (ABBA rounds);"
                 + " p50 range = smallest..largest block p50; MB/s = (request + response bytes) / mean RTT;"
                 + " CPU = thread CPU time / requests (c = client calling thread, s = server connection"
-                + " thread; process CPU in the JSON); bad = bytes or requests that failed a check");
+                + " thread, or with a trailing p the server process where that thread is virtual; process CPU"
+                + " in the JSON); bad = bytes or requests that failed a check");
         String format = "%-4s %-14s %-40s %6s %8s %9s %9s %9s %9s %9s %-19s %9s %8s %8s %5s %6s%n";
         out.printf(Locale.ROOT, format, "link", "case", "variant", "blocks", "requests", "p50_us", "p90_us",
                 "p99_us", "p99.9_us", "max_us", "p50_range_us", "MB/s", "cpu_c_us", "cpu_s_us", "bad", "errors");
@@ -48,7 +49,7 @@ final class Report {
                     s.requests(), micros(s.percentileNs(50)), micros(s.percentileNs(90)), micros(s.percentileNs(99)),
                     micros(s.percentileNs(99.9)), micros(s.percentileNs(100)),
                     micros(s.p50MinNs()) + ".." + micros(s.p50MaxNs()), number(s.megabytesPerSecond()),
-                    micros(s.clientThreadCpuNsPerRequest()), micros(s.serverThreadCpuNsPerRequest()),
+                    micros(s.clientThreadCpuNsPerRequest()), serverCpu(s),
                     s.mismatches(), s.errors());
         }
     }
@@ -155,6 +156,14 @@ final class Report {
     static String percentileKey(double percentile) {
         return percentile == 100 ? "max" : "p" + (percentile == Math.rint(percentile)
                 ? Long.toString((long) percentile) : Double.toString(percentile));
+    }
+
+    /** The server connection thread's CPU per request, else (a virtual thread) the process's, marked p. */
+    private static String serverCpu(Summary s) {
+        if (!Double.isNaN(s.serverThreadCpuNsPerRequest()) || Double.isNaN(s.serverProcessCpuNsPerRequest())) {
+            return micros(s.serverThreadCpuNsPerRequest());
+        }
+        return micros(s.serverProcessCpuNsPerRequest()) + "p";
     }
 
     private static String micros(double ns) {

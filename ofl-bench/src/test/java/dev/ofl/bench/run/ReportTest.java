@@ -90,6 +90,22 @@ class ReportTest {
         assertTrue(lines.get(4).matches(".* 3 +0$"), lines.get(4));
     }
 
+    /** A server connection on a virtual thread has no thread CPU: the process's is shown, marked p. */
+    @Test
+    void serverCpuFallsBackToTheProcessMarkedWhereTheThreadIsVirtual() {
+        Histogram h = new Histogram(1, TimeUnit.MINUTES.toNanos(1), 3);
+        for (int i = 0; i < 100; i++) {
+            h.recordValue(10_000 + i);
+        }
+        BlockResult virtual = new BlockResult("A", new Schedule.Block(0, CASE, COPY, 0), 20, h, 1_000_000, 1_000,
+                2_000, -1, 400_000, 0, 0);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        Report.printTable(new PrintStream(bytes, true, StandardCharsets.UTF_8), conditions(),
+                Summary.of(List.of(virtual)));
+        String row = bytes.toString(StandardCharsets.UTF_8).lines().toList().getLast();
+        assertTrue(row.matches(".* 4\\.0p +0 +0$"), row);
+    }
+
     @Test
     void chartsArePngFilesPerCaseAndForThroughput(@TempDir Path dir) throws Exception {
         List<Path> files = Charts.write(dir, Summary.of(BLOCKS));
