@@ -225,7 +225,7 @@ public final class Compare implements Callable<Integer> {
                 try {
                     String output;
                     try {
-                        output = runToEnd(List.of("ib_send_lat", "-d", device, "-s", Long.toString(bytes), "-n",
+                        output = runClient(List.of("ib_send_lat", "-d", device, "-s", Long.toString(bytes), "-n",
                                 Integer.toString(n), "-p", Integer.toString(p), "-F", address));
                     } catch (IOException e) {
                         if (e.getMessage().contains("exited with 127")) {
@@ -278,7 +278,7 @@ public final class Compare implements Callable<Integer> {
                     try {
                         List<String> client = new ArrayList<>(common);
                         client.add(address);
-                        String output = runToEnd(client);
+                        String output = runClient(client);
                         Matcher m = Pattern.compile("= ([0-9.]+) usec/iter").matcher(output);
                         if (!m.find()) {
                             fail("ibv_rc_pingpong " + mode + " " + bytes + " B: no result in: " + output.strip());
@@ -439,6 +439,24 @@ public final class Compare implements Callable<Integer> {
         throw new IOException("the server ended before printing '" + prefix + "' (exit "
                 + (ended ? Integer.toString(process.exitValue()) : "none after 10 s") + "); its output:\n"
                 + seen.toString().strip());
+    }
+
+    /**
+     * Runs a C tool's client against its server started just before: the server may not listen
+     * yet on a loaded host (the tools connect once and give up), so a refused connection is tried
+     * again, at most 10 times 200 ms apart.
+     */
+    private String runClient(List<String> command) throws IOException, InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return runToEnd(command);
+            } catch (IOException e) {
+                if (attempt == 10 || !e.getMessage().contains("exited with 1")) {
+                    throw e;
+                }
+                Thread.sleep(200);
+            }
+        }
     }
 
     private String runToEnd(List<String> command) throws IOException, InterruptedException {
