@@ -125,14 +125,20 @@ fi
 # libibverbs' provider ABI (IBVERBS_PRIVATE_34) and its kernel-struct helpers as they load.
 send_lat() { # name, extra flags
     local name=$1; shift
-    local port; port=$(free_port)
-    timeout 60 "${TOOL_ENV[@]}" ib_send_lat -d softverbs0 -x "$GIDX" -p "$port" "$@" >"$WORK/srv.log" 2>&1 &
-    local spid=$!
-    wait_listen "$port"
-    timeout 60 "${TOOL_ENV[@]}" ib_send_lat -d softverbs0 -x "$GIDX" -p "$port" "$@" 127.0.0.1 >"$WORK/cli.log" 2>&1
-    local crc=$?
-    wait $spid
-    local src=$?
+    local port spid crc src attempt
+    # A free port can be taken by another process before the server binds it ("Couldn't listen"):
+    # then the whole exchange is tried again on another port, at most three times.
+    for attempt in 1 2 3; do
+        port=$(free_port)
+        timeout 60 "${TOOL_ENV[@]}" ib_send_lat -d softverbs0 -x "$GIDX" -p "$port" "$@" >"$WORK/srv.log" 2>&1 &
+        spid=$!
+        wait_listen "$port"
+        timeout 60 "${TOOL_ENV[@]}" ib_send_lat -d softverbs0 -x "$GIDX" -p "$port" "$@" 127.0.0.1 >"$WORK/cli.log" 2>&1
+        crc=$?
+        wait $spid
+        src=$?
+        grep -q "Couldn't listen" "$WORK/srv.log" || break
+    done
     local line; line=$(awk '$1 ~ /^[0-9]+$/ && NF >= 6' "$WORK/cli.log" | tail -1)
     if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ -n "$line" ]; then
         ok "$name (bytes iters t_min t_max t_typical: $(echo "$line" | awk '{print $1, $2, $3, $4, $5}'))"
