@@ -107,15 +107,7 @@ public final class CompletionChannel extends OwnedResource {
      * @throws VerbsException if waiting fails (for example {@code EINTR} or a closed descriptor)
      */
     public CompletionQueue awaitEvent() {
-        ensureOpen();
-        int rc;
-        try {
-            rc = (int) Verbs.IBV_GET_CQ_EVENT.invokeExact(context.library().address(VerbsFunction.IBV_GET_CQ_EVENT),
-                    captureState, channel, eventQueueOut, eventContextOut);
-        } catch (Throwable t) {
-            throw Native.unchecked(t);
-        }
-        if (rc != 0) {
+        if (getEvent() != 0) {
             throw VerbsException.errno("ibv_get_cq_event", Verbs.errno(captureState), "channel fd " + fileDescriptor(),
                     "retry on EINTR; otherwise the channel was closed while waiting");
         }
@@ -132,15 +124,7 @@ public final class CompletionChannel extends OwnedResource {
      * @throws VerbsException if reading the channel fails with anything but {@code EAGAIN}
      */
     public CompletionQueue takeEvent() {
-        ensureOpen();
-        int rc;
-        try {
-            rc = (int) Verbs.IBV_GET_CQ_EVENT.invokeExact(context.library().address(VerbsFunction.IBV_GET_CQ_EVENT),
-                    captureState, channel, eventQueueOut, eventContextOut);
-        } catch (Throwable t) {
-            throw Native.unchecked(t);
-        }
-        if (rc != 0) {
+        if (getEvent() != 0) {
             int errno = Verbs.errno(captureState);
             if (errno == Errno.EAGAIN) {
                 return null;
@@ -149,6 +133,17 @@ public final class CompletionChannel extends OwnedResource {
                     "the channel was closed while in use; close it only after its last reader is done");
         }
         return fired();
+    }
+
+    /** One {@code ibv_get_cq_event}; errno is in {@link #captureState} when it returns non-zero. */
+    private int getEvent() {
+        ensureOpen();
+        try {
+            return (int) Verbs.IBV_GET_CQ_EVENT.invokeExact(context.library().address(VerbsFunction.IBV_GET_CQ_EVENT),
+                    captureState, channel, eventQueueOut, eventContextOut);
+        } catch (Throwable t) {
+            throw Native.unchecked(t);
+        }
     }
 
     private CompletionQueue fired() {
