@@ -6,11 +6,13 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The {@link OflRequest} a server connection hands its handler, reused for every request. The
- * payload view of each receive slot is kept while the payload length repeats, so steady traffic
- * allocates nothing. Not thread-safe: one connection thread.
+ * payload view of each receive slot is kept while the payload length and the slot's memory
+ * repeat, so steady traffic allocates nothing. Not thread-safe: one connection thread.
  */
 public final class RequestView implements OflRequest {
     private final MemorySegment[] payloadViews;
+    /** The message each view was cut from. */
+    private final MemorySegment[] viewSources;
     private int op;
     private long generation;
     private long sequence;
@@ -24,6 +26,7 @@ public final class RequestView implements OflRequest {
      */
     public RequestView(int slots) {
         this.payloadViews = new MemorySegment[slots];
+        this.viewSources = new MemorySegment[slots];
     }
 
     /**
@@ -41,9 +44,12 @@ public final class RequestView implements OflRequest {
         capacity = responseCapacity;
         long length = header.payloadLength();
         MemorySegment view = payloadViews[slot];
-        if (view == null || view.byteSize() != length) {
+        // The same segment object too: a slot's memory may be replaced (a TCP receive buffer that
+        // grew, freeing the old one; an RDMA payload read into borrowed memory).
+        if (view == null || view.byteSize() != length || viewSources[slot] != message) {
             view = message.asSlice(MessageHeader.LENGTH, length).asReadOnly();
             payloadViews[slot] = view;
+            viewSources[slot] = message;
         }
         payload = view;
     }
