@@ -37,7 +37,8 @@ import java.util.Objects;
  * <tr><td>handlerErrorListener</td><td>(the server's log)</td><td>told about every exception a handler
  * throws; see {@link HandlerErrorListener}</td></tr>
  * <tr><td>stagingBudgetBytes</td><td>the larger of 64 MiB and the limits' {@code maxResponseBytes}</td><td>response
- * staging memory shared by all connections, committed when the first response needs it</td></tr>
+ * staging memory shared by all connections, committed when the first response needs it; over RDMA
+ * it also holds request payloads the server reads from its clients while their handlers run</td></tr>
  * <tr><td>stagingTimeout</td><td>1 s</td><td>how long a response waits for staging before it is answered
  * {@code BUSY}</td></tr>
  * </table>
@@ -66,8 +67,9 @@ import java.util.Objects;
  * @param maxPendingPerAddress the most sockets from one source address whose HELLO is still arriving
  * @param handlerErrorListener told about handler failures, or {@code null} for the server's own
  * log (the first failure of each kind with its stack trace, repeats counted)
- * @param stagingBudgetBytes the most response staging memory all connections share; at least the
- * limits' {@code maxResponseBytes}, so that every response a client may ask for can be staged
+ * @param stagingBudgetBytes the most response staging memory all connections share (over RDMA, with
+ * the request payloads the server reads); at least the limits' {@code maxResponseBytes}, so that
+ * every response a client may ask for can be staged
  * @param stagingTimeout how long a response waits for staging memory before the request is
  * answered with the wire status {@code BUSY} without running the handler
  */

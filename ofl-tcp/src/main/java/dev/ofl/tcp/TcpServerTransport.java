@@ -201,9 +201,10 @@ final class TcpServerTransport implements ServerTransport {
     }
 
     @Override
-    public void completeRequest(int slot, long length) throws IOException {
+    public boolean completeRequest(int slot, long length) throws IOException {
         fill((int) length);
         consumed = (int) length;
+        return true;
     }
 
     @Override

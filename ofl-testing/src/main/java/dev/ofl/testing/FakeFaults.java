@@ -71,6 +71,7 @@ public final class FakeFaults {
     private final AtomicInteger failRegistrations = new AtomicInteger();
     private final AtomicInteger breakAfterPieces = new AtomicInteger(-1);
     private final AtomicInteger failServerSetups = new AtomicInteger();
+    private final AtomicInteger refuseRequestMemory = new AtomicInteger();
     private final AtomicReference<Corruption> corruption = new AtomicReference<>();
     private volatile long responseDelayNs;
     private volatile boolean requestsStalled;
@@ -95,6 +96,7 @@ public final class FakeFaults {
         failRegistrations.set(0);
         breakAfterPieces.set(-1);
         failServerSetups.set(0);
+        refuseRequestMemory.set(0);
         corruption.set(null);
         responseDelayNs = 0;
         requestsStalled = false;
@@ -193,7 +195,24 @@ public final class FakeFaults {
         return this;
     }
 
+    /**
+     * Makes the server find no memory for the next requests, as an RDMA server that reads large
+     * payloads into staging finds none within its staging timeout: each is answered {@code BUSY}
+     * without its handler, and the connection goes on.
+     *
+     * @param count how many requests
+     * @return this
+     */
+    public FakeFaults refuseRequestMemory(int count) {
+        refuseRequestMemory.set(count);
+        return this;
+    }
+
     // ---- consumed by the transports
+
+    boolean takeRefusedRequestMemory() {
+        return takeOne(refuseRequestMemory);
+    }
 
     boolean takeFailedServerSetup() {
         return takeOne(failServerSetups);

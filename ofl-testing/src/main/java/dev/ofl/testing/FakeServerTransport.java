@@ -141,8 +141,9 @@ final class FakeServerTransport implements ServerTransport {
     }
 
     @Override
-    public void completeRequest(int slot, long length) throws ProtocolException {
+    public boolean completeRequest(int slot, long length) throws ProtocolException {
         MessageChecks.checkRequestByteLength(requestLength, length);
+        return !link.faults.takeRefusedRequestMemory();
     }
 
     @Override

@@ -162,6 +162,24 @@ class FaultInjectionTest {
         assertUntouchedFrom(0);
     }
 
+    /**
+     * A request the server has no memory for is answered BUSY without its handler, writes nothing
+     * into the ranges, counts no handled request, and the connection serves the next one.
+     */
+    @Test
+    void aRequestWithoutMemoryIsAnsweredBusyAndTheConnectionGoesOn() {
+        start();
+        faults.refuseRequestMemory(1);
+        assertEquals(OflStatus.BUSY, echo(11, 5 * SECOND_NS), completion::toString);
+        assertEquals(0, completion.responseLength());
+        assertUntouchedFrom(0);
+        assertEquals(0, server.statistics().requests(), "the handler ran");
+        assertFalse(client.isBroken());
+        assertEquals(OflStatus.OK, echo(12, 5 * SECOND_NS), completion::toString);
+        assertEquals(12, memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
+        assertEquals(1, server.statistics().requests());
+    }
+
     @Test
     void aDelayedResponseWithinTheDeadlineArrives() {
         start(WaitMode.BLOCKING, IdleStrategy.YIELD);

@@ -230,7 +230,12 @@ final class ServerSession implements BootstrapServer.Connection {
         MemorySegment message = transport.message(slot);
         header.wrap(message, 0);
         long length = MessageChecks.checkRequest(header, limits, sequence);
-        transport.completeRequest(slot, length);
+        if (!transport.completeRequest(slot, length)) {
+            return answerBusy(slot, sequence);
+        }
+        // The transport may have moved the request (RDMA: a payload read into memory of its own).
+        message = transport.message(slot);
+        header.wrap(message, 0);
         long capacity = MessageChecks.checkRanges(message, 0, header, limits);
         request.set(slot, message, header, capacity);
         // Copied now: the slot goes back to the transport before the response is sent.
@@ -259,6 +264,32 @@ final class ServerSession implements BootstrapServer.Connection {
                 transport.releaseRequest(slot);
                 response.finish(WireStatus.BUSY);
             }
+        } finally {
+            activity++;
+            drain.exit();
+        }
+        delivering = false;
+        return true;
+    }
+
+    /**
+     * Answers a request whose payload the transport had no memory for within the staging timeout
+     * BUSY, as a response without staging is: the handler does not run, and nothing is written
+     * into the ranges (which were therefore not read).
+     *
+     * @return {@code false} if draining closed the gate before this request got in
+     */
+    private boolean answerBusy(int slot, long sequence) throws IOException {
+        ranges.clear();
+        if (!drain.enter()) {
+            return false;
+        }
+        activity++;
+        delivering = true;
+        try {
+            transport.releaseRequest(slot);
+            response.begin(sequence, 0);
+            response.finish(WireStatus.BUSY);
         } finally {
             activity++;
             drain.exit();

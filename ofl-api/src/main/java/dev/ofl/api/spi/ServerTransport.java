@@ -124,25 +124,31 @@ public interface ServerTransport {
     int nextRequest() throws IOException, ProtocolException;
 
     /**
-     * A receive slot's memory.
+     * The memory of a request: its receive slot, or once {@link #completeRequest} returned
+     * {@code true}, wherever the whole request is.
      *
      * @param slot a slot {@link #nextRequest()} returned
-     * @return the slot, the request's header at offset zero
+     * @return the request's memory, its header at offset zero
      */
     MemorySegment message(int slot);
 
     /**
-     * Makes sure the whole request, of the length its checked header describes, is in its slot.
+     * Makes sure the whole request, of the length its checked header describes, is in memory:
+     * from then on {@link #message(int)} returns it whole (it may be other memory than before the
+     * call, which the transport borrowed for this request and keeps until {@link #releaseRequest}).
      *
      * @param slot the request's slot
      * @param length the message length the header describes
+     * @return {@code false} if the transport could not get memory for the request within the
+     *     server's staging timeout: the session answers it BUSY without running the handler
      * @throws IOException if the connection failed
      * @throws ProtocolException if the bytes received disagree with the header
      */
-    void completeRequest(int slot, long length) throws IOException, ProtocolException;
+    boolean completeRequest(int slot, long length) throws IOException, ProtocolException;
 
     /**
-     * Gives a receive slot back once the request's payload is no longer needed.
+     * Gives a receive slot, and any memory borrowed for its request, back once the request's
+     * payload is no longer needed.
      *
      * @param slot the request's slot
      */

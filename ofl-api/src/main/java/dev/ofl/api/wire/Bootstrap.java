@@ -441,6 +441,30 @@ public final class Bootstrap {
         return -1;
     }
 
+    /**
+     * Finds the one record of a type in a checked extension area.
+     *
+     * @param extensions an area already checked by {@link #decodeBody}
+     * @param type the record type
+     * @param field what the record is, for the violation's field name
+     * @return the record's offset in the area, or -1 if there is none
+     * @throws ProtocolException if the type appears more than once
+     */
+    public static int findExtension(byte[] extensions, int type, String field) throws ProtocolException {
+        MemorySegment in = MemorySegment.ofArray(extensions);
+        int found = -1;
+        for (int at = 0; at < extensions.length; ) {
+            if (Short.toUnsignedInt(in.get(MessageHeader.U16_LE, at)) == type) {
+                if (found >= 0) {
+                    throw new ProtocolException(field + " count", 2, "must appear at most once");
+                }
+                found = at;
+            }
+            at += 4 + Short.toUnsignedInt(in.get(MessageHeader.U16_LE, at + 2));
+        }
+        return found;
+    }
+
     private static void checkExtensions(byte[] extensions) throws ProtocolException {
         MemorySegment in = MemorySegment.ofArray(extensions);
         int at = 0;

@@ -64,7 +64,7 @@ public final class MessageHeader {
     public static final int VERSION_OFFSET = MAGIC_OFFSET + 4;
     /** Offset of {@code type} (u8). */
     public static final int TYPE_OFFSET = VERSION_OFFSET + 1;
-    /** Offset of {@code flags} (u16, zero in version 1). */
+    /** Offset of {@code flags} (u16; zero but for {@link PayloadRead#FLAG} in an RDMA REQUEST). */
     public static final int FLAGS_OFFSET = TYPE_OFFSET + 1;
     /** Offset of {@code sequence} (u64). */
     public static final int SEQUENCE_OFFSET = FLAGS_OFFSET + 2;
@@ -207,6 +207,17 @@ public final class MessageHeader {
      */
     public int flags() {
         return Short.toUnsignedInt(buffer.get(U16_LE, base + FLAGS_OFFSET));
+    }
+
+    /**
+     * Writes {@code flags}.
+     *
+     * @param flags the value, unsigned 16 bits
+     * @return this flyweight
+     */
+    public MessageHeader flags(int flags) {
+        buffer.set(U16_LE, base + FLAGS_OFFSET, (short) flags);
+        return this;
     }
 
     /**

@@ -259,18 +259,6 @@ public final class PskExchange {
 
     /** The offset of the one record of our type, -1 if none; a second one is a protocol violation. */
     private static int onlyRecord(byte[] extensions, String field) throws ProtocolException {
-        MemorySegment in = MemorySegment.ofArray(extensions);
-        int found = -1;
-        for (int at = 0; at < extensions.length; ) {
-            int type = Short.toUnsignedInt(in.get(MessageHeader.U16_LE, at));
-            if (type == EXTENSION_TYPE) {
-                if (found >= 0) {
-                    throw new ProtocolException(field + " count", 2, "must appear at most once");
-                }
-                found = at;
-            }
-            at += RECORD_HEADER_BYTES + Short.toUnsignedInt(in.get(MessageHeader.U16_LE, at + 2));
-        }
-        return found;
+        return Bootstrap.findExtension(extensions, EXTENSION_TYPE, field);
     }
 }
