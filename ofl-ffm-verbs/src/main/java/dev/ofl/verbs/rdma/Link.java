@@ -206,7 +206,8 @@ final class Link implements AutoCloseable {
         ibv_send_wr.num_sge(sendWr, 1);
         ibv_send_wr.opcode(sendWr, opcode);
         int flags = signaled ? ibv_send_flags.IBV_SEND_SIGNALED : 0;
-        if (length <= qp.capabilities().maxInlineData()) {
+        // A READ's local buffer is where the data goes, which inline cannot be.
+        if (length <= qp.capabilities().maxInlineData() && opcode != ibv_wr_opcode.IBV_WR_RDMA_READ) {
             flags |= ibv_send_flags.IBV_SEND_INLINE;
         }
         ibv_send_wr.send_flags(sendWr, flags);

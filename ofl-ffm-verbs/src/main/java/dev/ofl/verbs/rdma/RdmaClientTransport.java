@@ -14,7 +14,9 @@ import dev.ofl.api.spi.LivenessWatcher;
 import dev.ofl.api.spi.ResponseSink;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageHeader;
+import dev.ofl.api.wire.PayloadRead;
 import dev.ofl.api.wire.ProtocolException;
+import dev.ofl.api.wire.RangeDescriptor;
 import dev.ofl.api.wire.TransportKind;
 import dev.ofl.verbs.Errno;
 import dev.ofl.verbs.GidEntry;
@@ -40,11 +42,16 @@ import org.slf4j.LoggerFactory;
 /**
  * The RDMA client transport: requests are SENDs from the session's send slots into the server's
  * pre-posted receives; the server WRITEs response bytes straight into the caller's ranges and the
- * completion header, with its sequence as immediate, into this side's completion ring.
+ * completion header, with its sequence as immediate, into this side's completion ring. A server
+ * that answers the HELLO's offer with an inline limit reads a larger payload itself, by RDMA READ
+ * from the send slot; the SEND then carries the header, a descriptor of the payload and the ranges,
+ * from an announcement area of one small buffer per send slot (docs/PROTOCOL.md 7.3). A send slot
+ * is written again only once its request's response arrived or the connection broke, so the
+ * server never reads a later request's bytes.
  *
- * <p>Memory: the completion ring and the header copy live in an arena owned by the transport for
- * the client's whole life; each connection registers them, the send slots and the caller's regions
- * anew, and deregisters them only after its QP is in ERR and drained. If a QP cannot be destroyed,
+ * <p>Memory: the completion ring, the header copy and the announcements live in an arena owned by
+ * the transport for the client's whole life; each connection registers them, the send slots and
+ * the caller's regions anew, and deregisters them only after its QP is in ERR and drained. If a QP cannot be destroyed,
  * {@link #close()} keeps all of it allocated and says so.
  */
 final class RdmaClientTransport implements ClientTransport {
@@ -69,6 +76,14 @@ final class RdmaClientTransport implements ClientTransport {
     /** The response header is copied here before it is checked: the ring stays remotely writable. */
     private final MemorySegment headerCopy;
     private final MessageHeader header = new MessageHeader();
+    private final long slotBytes;
+    /** Per send slot: a REQUEST that describes its payload instead of carrying it. */
+    private final MemorySegment announcements;
+    private final MemorySegment[] announcementViews;
+    private final MessageHeader request = new MessageHeader();
+    /** Payloads longer than this go by descriptor; {@link PayloadRead#NOT_NEGOTIATED} for none. */
+    private long inlineLimit = PayloadRead.NOT_NEGOTIATED;
+    private MemoryRegion announcementsMr;
     private final Libc libc;
     /** Set when a queue pair could not be destroyed: its registered memory must then never be freed. */
     private boolean leaked;
@@ -86,10 +101,18 @@ final class RdmaClientTransport implements ClientTransport {
         // Settings first: a bad property must fail before any memory is allocated.
         this.settings = RdmaSettings.from(config.properties());
         this.sendSlots = sendSlots;
+        this.slotBytes = slotBytes;
         this.arena = Arena.ofShared();
         try {
             this.ring = arena.allocate((long) RING_SLOT_BYTES * limits.maxInFlight(), 4096);
             this.headerCopy = arena.allocate(MessageHeader.LENGTH, 64);
+            int slots = (int) (sendSlots.byteSize() / slotBytes);
+            long announcementBytes = (PayloadRead.announcementLength(limits.maxRanges()) + 63) & ~63L;
+            this.announcements = arena.allocate(announcementBytes * slots, 64);
+            this.announcementViews = new MemorySegment[slots];
+            for (int i = 0; i < slots; i++) {
+                announcementViews[i] = announcements.asSlice(i * announcementBytes, announcementBytes);
+            }
             this.libc = new Libc();
         } catch (RuntimeException | Error e) {
             arena.close();
@@ -123,9 +146,13 @@ final class RdmaClientTransport implements ClientTransport {
                 gid = device.gid;
             }
             int n = limits.maxInFlight();
+            // Remote read: a server that reads payloads reads them from the send slots, which are
+            // the only memory registered for it.
             created = Link.create(device, gid, 2 * n + 8, n, MAX_INLINE, config.waitMode() == WaitMode.BLOCKING,
-                    ibv_access_flags.IBV_ACCESS_REMOTE_WRITE);
-            MemoryRegion slotsMr = created.register(sendSlots, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
+                    ibv_access_flags.IBV_ACCESS_REMOTE_WRITE | ibv_access_flags.IBV_ACCESS_REMOTE_READ);
+            MemoryRegion slotsMr = created.register(sendSlots,
+                    ibv_access_flags.IBV_ACCESS_LOCAL_WRITE | ibv_access_flags.IBV_ACCESS_REMOTE_READ);
+            MemoryRegion announcementsRegion = created.register(announcements, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
             MemoryRegion ringMr = created.register(ring, REMOTE_WRITABLE);
             MemoryRegion[] mrs = new MemoryRegion[Math.max(regionMrs.length, regions.size())];
             for (Region region : regions) {
@@ -139,10 +166,16 @@ final class RdmaClientTransport implements ClientTransport {
                 }
             }
             Bootstrap.Endpoint hello = created.endpoint(new Bootstrap.Endpoint(RefusalCode.ACCEPTED,
-                    TransportKind.RDMA, config.serviceName(), limits, 0, 0, null, 0, 0, 0, "", null),
+                    TransportKind.RDMA, config.serviceName(), limits, 0, 0, null, 0, 0, 0, "", PayloadRead.offer()),
                     ring.address(), ringMr.rkey());
             Bootstrap.Endpoint welcome = ClientBootstrap.exchange(channel, server, hello, deadlineNs, config.clock(),
                     config.authentication());
+            long inline;
+            try {
+                inline = PayloadRead.inlineBytes(welcome.extensions());
+            } catch (ProtocolException e) {
+                throw new OflException("server " + server + " sent a malformed WELCOME: " + e.getMessage(), e);
+            }
             try {
                 created.connect(welcome, settings, rnrRetry);
             } catch (IllegalArgumentException e) {
@@ -160,6 +193,8 @@ final class RdmaClientTransport implements ClientTransport {
             });
             link = created;
             sendSlotsMr = slotsMr;
+            announcementsMr = announcementsRegion;
+            inlineLimit = inline;
             regionMrs = mrs;
             socket = channel;
             path = device.context.deviceName() + " " + gid + ", qp " + created.qp.qpNumber();
@@ -217,11 +252,39 @@ final class RdmaClientTransport implements ClientTransport {
 
     @Override
     public void send(MemorySegment message, long length, ResponseSink sink) {
-        int rc = link.postSend(message.address(), ibv_wr_opcode.IBV_WR_SEND, true, message.address(), (int) length,
-                sendSlotsMr.lkey(), 0, 0, 0);
+        long payload = request.wrap(message, 0).payloadLength();
+        int rc;
+        if (inlineLimit != PayloadRead.NOT_NEGOTIATED && payload > inlineLimit) {
+            rc = announce(message, (int) payload);
+        } else {
+            rc = link.postSend(message.address(), ibv_wr_opcode.IBV_WR_SEND, true, message.address(), (int) length,
+                    sendSlotsMr.lkey(), 0, 0, 0);
+        }
         if (rc != 0) {
             throw new OflConnectionException("ibv_post_send of a request failed: " + Errno.describe(rc));
         }
+    }
+
+    /**
+     * Sends the header, a descriptor of the payload where it lies in the send slot, and the
+     * ranges; the server reads the payload from there.
+     */
+    private int announce(MemorySegment message, int payload) {
+        MemorySegment announcement = announcementViews[(int) ((message.address() - sendSlots.address()) / slotBytes)];
+        MemorySegment.copy(message, 0, announcement, 0, MessageHeader.LENGTH);
+        request.wrap(announcement, 0).flags(PayloadRead.FLAG);
+        RangeDescriptor.write(announcement, PayloadRead.DESCRIPTOR_OFFSET, message.address() + MessageHeader.LENGTH,
+                payload, sendSlotsMr.rkey());
+        int ranges = request.rangeCount();
+        MemorySegment.copy(message, MessageHeader.rangesOffset(payload), announcement, PayloadRead.RANGES_OFFSET,
+                (long) RangeDescriptor.LENGTH * ranges);
+        return link.postSend(announcement.address(), ibv_wr_opcode.IBV_WR_SEND, true, announcement.address(),
+                (int) PayloadRead.announcementLength(ranges), announcementsMr.lkey(), 0, 0, 0);
+    }
+
+    /** Payloads longer than this go by descriptor on the current connection; for tests. */
+    long inlineLimit() {
+        return inlineLimit;
     }
 
     @Override
@@ -348,6 +411,8 @@ final class RdmaClientTransport implements ClientTransport {
         Link l = link;
         link = null;
         sendSlotsMr = null;
+        announcementsMr = null;
+        inlineLimit = PayloadRead.NOT_NEGOTIATED;
         Arrays.fill(regionMrs, null);
         if (l != null) {
             l.close();

@@ -1,6 +1,7 @@
 package dev.ofl.verbs.rdma;
 
 import dev.ofl.api.IdleStrategy;
+import dev.ofl.api.OflException;
 import dev.ofl.api.Limits;
 import dev.ofl.api.OflConnectionException;
 import dev.ofl.api.RefusalCode;
@@ -15,7 +16,9 @@ import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageChecks;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.MessageType;
+import dev.ofl.api.wire.PayloadRead;
 import dev.ofl.api.wire.ProtocolException;
+import dev.ofl.api.wire.RangeDescriptor;
 import dev.ofl.api.wire.TransportKind;
 import dev.ofl.verbs.Errno;
 import dev.ofl.verbs.GidEntry;
@@ -31,6 +34,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
@@ -49,7 +53,11 @@ import org.slf4j.LoggerFactory;
  * a server hold a dead connection.
  *
  * <p>Memory: the receive slots and a ring of completion headers belong to a confined arena of the
- * connection's thread and are registered with the connection's {@link Link}; the arena is freed
+ * connection's thread and are registered with the connection's {@link Link}. A client that offers
+ * it (docs/PROTOCOL.md 7.3) sends a payload larger than {@code rdma.inlineRequestBytes} by
+ * descriptor, so the slots hold only small requests; such a payload is read by RDMA READ into an
+ * extent of the staging pool borrowed for that request and returned when the handler is done
+ * with it (or, if the read may still be running, once the link is closed). The arena is freed
  * only after the link is closed (QP in ERR, drained, destroyed, regions deregistered). Response
  * bytes are written from the server's {@link StagingPool}, registered once for the device. The
  * blocks a piece or completion hands back are returned to the pool when a signalled write posted
@@ -78,6 +86,8 @@ final class RdmaServerTransport implements ServerTransport {
     private final IdleStrategy idle;
     private final SocketChannel channel;
     private final MessageHeader out = new MessageHeader();
+    /** Reads a request's header in its receive slot, before the session looks at it. */
+    private final MessageHeader in = new MessageHeader();
     /** The connection's thread, which parks between completions in BLOCKING mode; set in {@link #accept}. */
     private volatile Thread owner;
     /** The completion channel's place in the process's poller; BLOCKING mode, from {@link #start()}. */
@@ -124,6 +134,21 @@ final class RdmaServerTransport implements ServerTransport {
     private long completedWrites;
     /** A request the client broke, seen while polling; reported when the next request is taken. */
     private ProtocolException violation;
+
+    /** Payloads longer than this are read from the client; {@link PayloadRead#NOT_NEGOTIATED}: none. */
+    private long inlineLimit = PayloadRead.NOT_NEGOTIATED;
+    /** The slot of the request whose payload is read, or -1; at most one at a time. */
+    private int readSlot = -1;
+    private long readAddress;
+    private int readKey;
+    private int readPayload;
+    /** The work request number of the READ, 0 before it is posted. */
+    private long readWrId;
+    /** The extent the payload is read into; {@code readBytes} 0 when none is held. */
+    private long readOffset = -1;
+    private long readBytes;
+    /** The view of the last extent, kept while the same extent comes back (nothing allocated). */
+    private MemorySegment readView;
 
     RdmaServerTransport(RdmaDevice device, RdmaSettings settings, ServerConfig config, SocketChannel channel,
             StagingPool pool, RegisteredStaging poolMemory) {
@@ -172,7 +197,16 @@ final class RdmaServerTransport implements ServerTransport {
                     + e.getMessage(), e);
         }
         link = Link.create(device, gid, SEND_DEPTH, n, MAX_INLINE, config.waitMode() == WaitMode.BLOCKING, 0);
-        slotBytes = (MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges()) + 63) & ~63L;
+        byte[] extensions = new byte[0];
+        int inline = limits.maxRequestBytes();
+        if (readsPayloads(hello)) {
+            inline = settings.inlineRequestBytes();
+            inlineLimit = inline;
+            extensions = PayloadRead.answer(inline);
+        }
+        // A request read by descriptor needs 80 + 16 x ranges bytes, at least 16 more than a header.
+        slotBytes = (Math.max(MessageHeader.requestLength(inline, limits.maxRanges()),
+                PayloadRead.announcementLength(limits.maxRanges())) + 63) & ~63L;
         // Pages of its own, not malloc: freed memory must go back to the system (PageMemory says why).
         receiveSlots = PageMemory.allocate(arena, slotBytes * n);
         receiveMr = link.register(receiveSlots, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
@@ -192,7 +226,23 @@ final class RdmaServerTransport implements ServerTransport {
         // thread forever, so RNR retries are bounded here.
         link.connect(hello, settings, RdmaSettings.RNR_RETRY_BOUNDED);
         return link.endpoint(new Bootstrap.Endpoint(RefusalCode.ACCEPTED, TransportKind.RDMA, config.serviceName(),
-                limits, 0, 0, null, 0, 0, 0, "", null), 0, 0);
+                limits, 0, 0, null, 0, 0, 0, "", extensions), 0, 0);
+    }
+
+    /**
+     * Whether this connection's larger payloads are read from the client: it offered it, some
+     * payload may exceed the inline limit, and the largest request fits the staging budget (an
+     * extent beyond it could never be had; such a server keeps whole requests in its slots).
+     */
+    private boolean readsPayloads(Bootstrap.Endpoint hello) {
+        boolean offered;
+        try {
+            offered = PayloadRead.offered(hello.extensions());
+        } catch (ProtocolException e) {
+            throw new OflConnectionException("the HELLO's payload read offer is malformed: " + e.getMessage(), e);
+        }
+        return offered && limits.maxRequestBytes() > settings.inlineRequestBytes()
+                && MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges()) <= pool.budgetBytes();
     }
 
     @Override
@@ -238,9 +288,11 @@ final class RdmaServerTransport implements ServerTransport {
         return receiveSlots == null ? 0 : receiveSlots.byteSize() + completionHeaders.byteSize();
     }
 
+    /** Whether a response write is incomplete; a payload's READ, the last work request while it runs, is not one. */
     @Override
     public boolean delivering() {
-        return postedWrites > completedWrites;
+        long lastWrite = readWrId > completedWrites ? readWrId - 1 : postedWrites;
+        return lastWrite > completedWrites;
     }
 
     @Override
@@ -301,21 +353,145 @@ final class RdmaServerTransport implements ServerTransport {
         if (requestLength < MessageHeader.LENGTH) {
             throw new ProtocolException("request byte length", requestLength, "shorter than the 64-byte header");
         }
+        if (inlineLimit != PayloadRead.NOT_NEGOTIATED) {
+            takeDescriptor(slot);
+        }
         return slot;
+    }
+
+    /**
+     * Sorts a request of a connection that reads payloads: one with {@link PayloadRead#FLAG} has
+     * its descriptor taken and the flag cleared, so that the session checks its header like any
+     * other; the payload is read in {@link #completeRequest}. Each way must match the inline limit.
+     */
+    private void takeDescriptor(int slot) throws ProtocolException {
+        MemorySegment message = receiveSlotViews[slot];
+        in.wrap(message, 0);
+        long payload = in.payloadLength();
+        if ((in.flags() & PayloadRead.FLAG) == 0) {
+            if (payload > inlineLimit) {
+                throw new ProtocolException("payload length", payload, "sent inline, but larger than the inline limit "
+                        + "of " + inlineLimit + " bytes the WELCOME set: such a payload must be sent by descriptor");
+            }
+            return;
+        }
+        if (payload <= inlineLimit) {
+            throw new ProtocolException("payload length", payload, "sent by descriptor, but within the inline limit "
+                    + "of " + inlineLimit + " bytes: such a payload must be sent inline");
+        }
+        if (requestLength < PayloadRead.RANGES_OFFSET) {
+            throw new ProtocolException("request byte length", requestLength, "too short for a payload descriptor");
+        }
+        long described = RangeDescriptor.length(message, PayloadRead.DESCRIPTOR_OFFSET);
+        if (described != payload) {
+            throw new ProtocolException("payload descriptor length", described, "must equal the payload length "
+                    + payload);
+        }
+        readSlot = slot;
+        readAddress = RangeDescriptor.address(message, PayloadRead.DESCRIPTOR_OFFSET);
+        readKey = RangeDescriptor.key(message, PayloadRead.DESCRIPTOR_OFFSET);
+        readPayload = (int) payload;
+        readWrId = 0;
+        in.flags(in.flags() & ~PayloadRead.FLAG);
     }
 
     @Override
     public MemorySegment message(int slot) {
-        return receiveSlotViews[slot];
+        return slot == readSlot && readBytes > 0 ? readView : receiveSlotViews[slot];
     }
 
     @Override
-    public void completeRequest(int slot, long length) throws ProtocolException {
-        MessageChecks.checkRequestByteLength(requestLength, length);
+    public boolean completeRequest(int slot, long length) throws IOException, ProtocolException {
+        if (slot != readSlot) {
+            MessageChecks.checkRequestByteLength(requestLength, length);
+            return true;
+        }
+        int rangeCount = in.wrap(receiveSlotViews[slot], 0).rangeCount();
+        MessageChecks.checkRequestByteLength(requestLength, PayloadRead.announcementLength(rangeCount));
+        if (!borrowForRead(length)) {
+            return false;
+        }
+        // The header and the ranges go where the session looks for them; the payload between them
+        // comes from the client's send slot.
+        MemorySegment slotView = receiveSlotViews[slot];
+        long rangesAt = MessageHeader.rangesOffset(readPayload);
+        MemorySegment.copy(slotView, 0, readView, 0, MessageHeader.LENGTH);
+        MemorySegment.copy(slotView, PayloadRead.RANGES_OFFSET, readView, rangesAt,
+                (long) RangeDescriptor.LENGTH * rangeCount);
+        for (long at = MessageHeader.LENGTH + readPayload; at < rangesAt; at++) {
+            readView.set(ValueLayout.JAVA_BYTE, at, (byte) 0);
+        }
+        postWrite(ibv_wr_opcode.IBV_WR_RDMA_READ, stagingAddress + readOffset + MessageHeader.LENGTH, readPayload,
+                poolMemory.lkey(), readAddress, readKey, 0, true);
+        readWrId = postedWrites;
+        awaitRead();
+        return true;
+    }
+
+    /**
+     * Borrows an extent for the whole request, waiting up to the staging timeout as a response's
+     * staging does.
+     *
+     * @return {@code false} if none could be had: the session answers BUSY
+     */
+    private boolean borrowForRead(long length) {
+        long bytes = StagingPool.blocksFor(length) * StagingPool.BLOCK_BYTES;
+        long at;
+        try {
+            at = pool.reserve(bytes, readOffset, config.clock().nanoTime() + config.stagingTimeout().toNanos());
+        } catch (OflException | IllegalStateException e) {
+            LOG.warn("qp {}: a request's payload of {} bytes cannot be read: {}", link.qp.qpNumber(), readPayload,
+                    e.getMessage());
+            return false;
+        }
+        if (at == StagingPool.NO_EXTENT) {
+            LOG.debug("qp {}: no {} bytes of staging free within {} to read a request's payload into",
+                    link.qp.qpNumber(), bytes, config.stagingTimeout());
+            return false;
+        }
+        if (stagingAddress == 0) {
+            stagingAddress = pool.memory().address();
+        }
+        if (readView == null || at != readOffset || bytes != readView.byteSize()) {
+            readView = pool.view(at, bytes);
+        }
+        readOffset = at;
+        readBytes = bytes;
+        return true;
+    }
+
+    /**
+     * Waits for the payload's READ, which completes after every write posted before it. A client
+     * that described memory it did not let us read fails it: a violation on its field.
+     */
+    private void awaitRead() throws IOException, ProtocolException {
+        idle.reset();
+        while (completedWrites < readWrId) {
+            int work = poll();
+            if (violation != null) {
+                throw violation;
+            }
+            if (work > 0) {
+                continue;
+            }
+            if (peerLoss != null) {
+                throw new IOException(peerLoss + " (while reading a request's payload)");
+            }
+            waitForCompletions(work, Long.MAX_VALUE);
+        }
     }
 
     @Override
     public void releaseRequest(int slot) {
+        if (slot == readSlot) {
+            readSlot = -1;
+            readWrId = 0;
+            if (readBytes > 0) {
+                // The READ completed: nothing writes the extent any more.
+                pool.release(readOffset, readBytes);
+                readBytes = 0;
+            }
+        }
         postReceive(slot);
     }
 
@@ -345,6 +521,13 @@ final class RdmaServerTransport implements ServerTransport {
                 return n;
             }
             if (status != ibv_wc_status.IBV_WC_SUCCESS) {
+                if (readWrId != 0 && ibv_wc.wr_id(wc) == readWrId && !closing && refusedRead(status)) {
+                    violation = new ProtocolException("payload descriptor key", Integer.toUnsignedLong(readKey),
+                            "the client's memory at 0x" + Long.toHexString(readAddress) + " (" + readPayload
+                            + " bytes) could not be read (" + ibv_wc_status.name(status) + "): not registered for "
+                            + "remote read, or a wrong address, length or key");
+                    return n;
+                }
                 throw new IOException(failure(status, opcode));
             }
             long wrId = ibv_wc.wr_id(wc);
@@ -354,7 +537,8 @@ final class RdmaServerTransport implements ServerTransport {
                 pendingSlots[tail] = (int) wrId;
                 pendingLengths[tail] = ibv_wc.byte_len(wc);
                 pendingCount++;
-            } else if (opcode == ibv_wc_opcode.IBV_WC_RDMA_WRITE && wrId > completedWrites && wrId <= postedWrites) {
+            } else if ((opcode == ibv_wc_opcode.IBV_WC_RDMA_WRITE || opcode == ibv_wc_opcode.IBV_WC_RDMA_READ)
+                    && wrId > completedWrites && wrId <= postedWrites) {
                 completedWrites = wrId;
                 returnCompleted();
             } else {
@@ -363,6 +547,16 @@ final class RdmaServerTransport implements ServerTransport {
             }
         }
         return n;
+    }
+
+    /**
+     * Statuses by which a READ reports memory the responder would not let us read: the access
+     * error the specification names, and what providers report instead (rxe's invalid request
+     * and operation errors for a queue pair or region without remote read).
+     */
+    private static boolean refusedRead(int status) {
+        return status == ibv_wc_status.IBV_WC_REM_ACCESS_ERR || status == ibv_wc_status.IBV_WC_REM_INV_REQ_ERR
+                || status == ibv_wc_status.IBV_WC_REM_OP_ERR;
     }
 
     private String failure(int status, int opcode) {
@@ -612,7 +806,11 @@ final class RdmaServerTransport implements ServerTransport {
             ServerMemory.receive(-accounted);
             accounted = 0;
         }
-        // The queue pair is destroyed: no write reads the pool any more.
+        // The queue pair is destroyed: no write reads the pool any more, and no READ writes it.
+        if (readBytes > 0) {
+            pool.release(readOffset, readBytes);
+            readBytes = 0;
+        }
         while (releaseCount > 0) {
             pool.release(releaseOffsets[releaseHead], releaseLengths[releaseHead]);
             releaseHead = (releaseHead + 1) % releaseAfterWrite.length;

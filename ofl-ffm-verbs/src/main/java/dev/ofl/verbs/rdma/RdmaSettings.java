@@ -1,16 +1,27 @@
 package dev.ofl.verbs.rdma;
 
+import dev.ofl.api.Limits;
 import dev.ofl.verbs.RtsParameters;
 import java.util.Map;
 import java.util.OptionalInt;
 
 /** The backend properties, parsed and checked once. */
-record RdmaSettings(String device, OptionalInt gidIndex, int timeout, int retryCount, int blockingSpinMicros) {
+record RdmaSettings(String device, OptionalInt gidIndex, int timeout, int retryCount, int blockingSpinMicros,
+        int inlineRequestBytes) {
     static final String DEVICE = "rdma.device";
     static final String GID_INDEX = "rdma.gidIndex";
     static final String TIMEOUT = "rdma.timeout";
     static final String RETRY_COUNT = "rdma.retryCount";
     static final String BLOCKING_SPIN_MICROS = "rdma.blockingSpinMicros";
+    static final String INLINE_REQUEST_BYTES = "rdma.inlineRequestBytes";
+
+    /**
+     * A server's receive slots hold request payloads up to this many bytes; a client that offers
+     * it sends larger ones by descriptor and the server reads them (docs/PROTOCOL.md 7.3). With
+     * the client defaults (16 ranges, 8 in flight) a connection then commits about 52 KiB instead
+     * of 2 MiB; a request above it costs one more round trip, the READ.
+     */
+    static final int DEFAULT_INLINE_REQUEST_BYTES = 4096;
 
     /**
      * How long a BLOCKING server connection keeps polling after its last completion before it
@@ -30,9 +41,11 @@ record RdmaSettings(String device, OptionalInt gidIndex, int timeout, int retryC
     static RdmaSettings from(Map<String, String> properties) {
         for (String key : properties.keySet()) {
             if (key.startsWith("rdma.") && !key.equals(DEVICE) && !key.equals(GID_INDEX) && !key.equals(TIMEOUT)
-                    && !key.equals(RETRY_COUNT) && !key.equals(BLOCKING_SPIN_MICROS)) {
+                    && !key.equals(RETRY_COUNT) && !key.equals(BLOCKING_SPIN_MICROS)
+                    && !key.equals(INLINE_REQUEST_BYTES)) {
                 throw new IllegalArgumentException("unknown RDMA property '" + key + "'; known: " + DEVICE + ", "
-                        + GID_INDEX + ", " + TIMEOUT + ", " + RETRY_COUNT + ", " + BLOCKING_SPIN_MICROS);
+                        + GID_INDEX + ", " + TIMEOUT + ", " + RETRY_COUNT + ", " + BLOCKING_SPIN_MICROS + ", "
+                        + INLINE_REQUEST_BYTES);
             }
         }
         String gid = properties.get(GID_INDEX);
@@ -41,7 +54,9 @@ record RdmaSettings(String device, OptionalInt gidIndex, int timeout, int retryC
                 number(TIMEOUT, properties.getOrDefault(TIMEOUT, "14"), 1, 31),
                 retryCount(properties.getOrDefault(RETRY_COUNT, Integer.toString(DEFAULT_RETRY_COUNT))),
                 number(BLOCKING_SPIN_MICROS, properties.getOrDefault(BLOCKING_SPIN_MICROS,
-                        Integer.toString(DEFAULT_BLOCKING_SPIN_MICROS)), 0, 10_000));
+                        Integer.toString(DEFAULT_BLOCKING_SPIN_MICROS)), 0, 10_000),
+                number(INLINE_REQUEST_BYTES, properties.getOrDefault(INLINE_REQUEST_BYTES,
+                        Integer.toString(DEFAULT_INLINE_REQUEST_BYTES)), 0, Limits.MAX_REQUEST_BYTES));
     }
 
     /**

@@ -52,15 +52,16 @@ class RdmaConnectionFactsTest {
     }
 
     @Test
-    void noRegistrationAsksForRelaxedOrderingAndOnlyRemoteTargetsAreRemotelyWritable() {
+    void noRegistrationAsksForRelaxedOrderingAndOnlyRemoteTargetsAreRemotelyAccessible() {
         try (OflServer server = echoServer(); Arena arena = Arena.ofShared()) {
             OflClient client = connect(server);
             try {
                 MemorySegment memory = arena.allocate(4096);
                 client.registerRegion(memory);
                 List<MemoryRegion> registrations = link(client).registrations();
-                // Send slots, completion ring, the caller's region.
-                assertEquals(3, registrations.size(), registrations::toString);
+                // Send slots, announcements of payloads the server reads, completion ring, the caller's region.
+                assertEquals(4, registrations.size(), registrations::toString);
+                long payload = client.requestPayload().address();
                 int remotelyWritable = 0;
                 for (MemoryRegion mr : registrations) {
                     int flags = mr.accessFlags();
@@ -69,7 +70,13 @@ class RdmaConnectionFactsTest {
                     if ((flags & ibv_access_flags.IBV_ACCESS_REMOTE_WRITE) != 0) {
                         remotelyWritable++;
                     }
-                    assertEquals(0, flags & ibv_access_flags.IBV_ACCESS_REMOTE_READ, mr::toString);
+                    // Remotely readable: the send slots only (the server reads large payloads there).
+                    boolean sendSlots = mr.address() <= payload && payload < mr.address() + mr.length();
+                    assertEquals(sendSlots ? ibv_access_flags.IBV_ACCESS_REMOTE_READ : 0,
+                            flags & ibv_access_flags.IBV_ACCESS_REMOTE_READ, mr::toString);
+                    if (sendSlots) {
+                        assertEquals(0, flags & ibv_access_flags.IBV_ACCESS_REMOTE_WRITE, "send slots: " + mr);
+                    }
                 }
                 assertEquals(2, remotelyWritable, "only the ring and the caller's region take remote writes");
                 IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,

@@ -7,6 +7,7 @@ import dev.ofl.api.spi.BootstrapIo;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.MessageType;
+import dev.ofl.api.wire.PayloadRead;
 import dev.ofl.api.wire.ProtocolException;
 import dev.ofl.api.wire.RangeDescriptor;
 import dev.ofl.api.wire.TransportKind;
@@ -63,7 +64,10 @@ final class VerbsPeer implements AutoCloseable {
     private final RdmaSettings settings = RdmaSettings.from(TestEnvironment.rdmaProperties());
     private long nextWrId = 1000;
 
-    private VerbsPeer(SocketChannel channel, int slots, int remoteAccess) {
+    /** A reading client's WELCOME's inline limit; {@link PayloadRead#NOT_NEGOTIATED} otherwise. */
+    long inlineLimit = PayloadRead.NOT_NEGOTIATED;
+
+    private VerbsPeer(SocketChannel channel, int slots, int remoteAccess, int sendAccess) {
         this.channel = channel;
         try {
             device = RdmaDevice.open(((InetSocketAddress) channel.getLocalAddress()).getAddress(), settings);
@@ -72,7 +76,7 @@ final class VerbsPeer implements AutoCloseable {
         }
         link = Link.create(device, device.gid, 64, slots, 256, false, remoteAccess);
         send = arena.allocate(SLOT_BYTES * 4L, 4096);
-        sendMr = link.register(send, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
+        sendMr = link.register(send, sendAccess);
         receive = arena.allocate((long) SLOT_BYTES * slots, 4096);
         receiveMr = link.register(receive, REMOTE_WRITABLE);
     }
@@ -82,17 +86,38 @@ final class VerbsPeer implements AutoCloseable {
      * HELLO naming its ring, and moves its queue pair to RTS towards the server's WELCOME.
      */
     static VerbsPeer client(InetSocketAddress server, String service, Limits limits, int rnrRetry) throws IOException {
+        return client(server, service, limits, rnrRetry, false);
+    }
+
+    /**
+     * Bootstraps as a client that offers payload reads (docs/PROTOCOL.md 7.3): its send area may be
+     * read remotely, and {@link #inlineLimit} holds the WELCOME's answer.
+     */
+    static VerbsPeer readingClient(InetSocketAddress server, String service, Limits limits) throws IOException {
+        return client(server, service, limits, RdmaSettings.RNR_RETRY_BOUNDED, true);
+    }
+
+    private static VerbsPeer client(InetSocketAddress server, String service, Limits limits, int rnrRetry,
+            boolean offerRead) throws IOException {
         SocketChannel channel = SocketChannel.open(server);
-        VerbsPeer peer = new VerbsPeer(channel, limits.maxInFlight(), ibv_access_flags.IBV_ACCESS_REMOTE_WRITE);
+        int read = offerRead ? ibv_access_flags.IBV_ACCESS_REMOTE_READ : 0;
+        VerbsPeer peer = new VerbsPeer(channel, limits.maxInFlight(), ibv_access_flags.IBV_ACCESS_REMOTE_WRITE | read,
+                ibv_access_flags.IBV_ACCESS_LOCAL_WRITE | read);
         for (int i = 0; i < limits.maxInFlight(); i++) {
             check(peer.link.postReceive(i, 0, 0, 0), "ibv_post_recv");
         }
         Bootstrap.Endpoint hello = peer.link.endpoint(new Bootstrap.Endpoint(RefusalCode.ACCEPTED, TransportKind.RDMA,
-                service, limits, 0, 0, null, 0, 0, 0, "", null), peer.receive.address(), peer.receiveMr.rkey());
+                service, limits, 0, 0, null, 0, 0, 0, "", offerRead ? PayloadRead.offer() : null),
+                peer.receive.address(), peer.receiveMr.rkey());
         BootstrapIo.writeFully(channel, Bootstrap.encode(Bootstrap.HELLO, hello));
         Bootstrap.Endpoint welcome = read(channel, Bootstrap.WELCOME);
         if (welcome.status() != RefusalCode.ACCEPTED) {
             throw new IllegalStateException("refused: " + welcome);
+        }
+        try {
+            peer.inlineLimit = PayloadRead.inlineBytes(welcome.extensions());
+        } catch (ProtocolException e) {
+            throw new IOException(e);
         }
         peer.link.connect(welcome, peer.settings, rnrRetry);
         return peer;
@@ -109,7 +134,7 @@ final class VerbsPeer implements AutoCloseable {
         Bootstrap.Endpoint hello = read(accepted, Bootstrap.HELLO);
         helloOut[0] = hello;
         int n = hello.limits().maxInFlight();
-        VerbsPeer peer = new VerbsPeer(accepted, n, 0);
+        VerbsPeer peer = new VerbsPeer(accepted, n, 0, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
         for (int i = 0; i < n; i++) {
             check(peer.link.postReceive(i, peer.receive.address() + (long) i * SLOT_BYTES, SLOT_BYTES,
                     peer.receiveMr.lkey()), "ibv_post_recv");
@@ -162,8 +187,37 @@ final class VerbsPeer implements AutoCloseable {
 
     /** Posts a signalled SEND of {@code length} bytes from offset 0 of the send area. */
     void postSend(int length) {
-        check(link.postSend(nextWrId++, ibv_wr_opcode.IBV_WR_SEND, true, send.address(), length, sendMr.lkey(), 0, 0,
-                0), "ibv_post_send");
+        postSend(0, length);
+    }
+
+    /** Posts a signalled SEND of {@code length} bytes from {@code offset} of the send area. */
+    void postSend(long offset, int length) {
+        check(link.postSend(nextWrId++, ibv_wr_opcode.IBV_WR_SEND, true, send.address() + offset, length,
+                sendMr.lkey(), 0, 0, 0), "ibv_post_send");
+    }
+
+    /** Where {@link #announce} writes, past the request in slot 0. */
+    long announcementOffset() {
+        return 2L * SLOT_BYTES;
+    }
+
+    /**
+     * Writes the announcement of the request {@link #request} wrote (docs/PROTOCOL.md 7.3): its
+     * header with {@link PayloadRead#FLAG}, a descriptor of the payload in slot 0, its ranges.
+     *
+     * @return the announcement's length
+     */
+    int announce(int length, int payload) {
+        long at = announcementOffset();
+        MemorySegment.copy(send, 0, send, at, MessageHeader.LENGTH);
+        MessageHeader header = new MessageHeader().wrap(send, at);
+        header.flags(PayloadRead.FLAG);
+        RangeDescriptor.write(send, at + PayloadRead.DESCRIPTOR_OFFSET, send.address() + MessageHeader.LENGTH,
+                payload, sendMr.rkey());
+        int ranges = header.rangeCount();
+        MemorySegment.copy(send, MessageHeader.rangesOffset(payload), send, at + PayloadRead.RANGES_OFFSET,
+                (long) RangeDescriptor.LENGTH * ranges);
+        return (int) PayloadRead.announcementLength(ranges);
     }
 
     /** Posts a signalled WRITE (or WRITE WITH IMMEDIATE) of {@code length} bytes from {@code offset} of the send area. */
