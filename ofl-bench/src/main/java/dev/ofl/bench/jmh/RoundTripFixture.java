@@ -31,6 +31,11 @@ final class RoundTripFixture implements AutoCloseable {
     /** Response bytes of the row case, 73,728. */
     static final long ROWS_BYTES = ROWS * Patterns.ROW_BYTES;
     private static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(5);
+    /**
+     * Payload of the large echo: above the RDMA server's default inline limit (4,096), so the
+     * server reads it from the client's send slot by RDMA READ.
+     */
+    static final int LARGE_ECHO_BYTES = 16 << 10;
     private static final String SERVICE = "ofl-jmh";
 
     private final Arena arena = Arena.ofShared();
@@ -40,6 +45,7 @@ final class RoundTripFixture implements AutoCloseable {
     private final MemorySegment echoSource;
     private final ResponseRanges echoRanges;
     private final ResponseRanges rowsRanges;
+    private final ResponseRanges largeEchoRanges;
     private final Completion completion = new Completion();
     private long iteration;
 
@@ -50,7 +56,7 @@ final class RoundTripFixture implements AutoCloseable {
      * @param waitMode how both sides wait
      */
     RoundTripFixture(String backend, WaitMode waitMode) {
-        Limits limits = new Limits(4 << 10, (int) ROWS_BYTES, 1, 1);
+        Limits limits = new Limits(LARGE_ECHO_BYTES, (int) ROWS_BYTES, 1, 1);
         OflServer startedServer = null;
         try {
             startedServer = Ofl.serve(ServerConfig.builder()
@@ -81,6 +87,7 @@ final class RoundTripFixture implements AutoCloseable {
         Region region = client.registerRegion(arena.allocate(ROWS_BYTES, 4096));
         echoRanges = new ResponseRanges().add(region, 0, Patterns.ECHO_BYTES);
         rowsRanges = new ResponseRanges().add(region, 0, ROWS_BYTES);
+        largeEchoRanges = new ResponseRanges().add(region, 0, LARGE_ECHO_BYTES);
     }
 
     /** One echo round trip; returns the response length, 64. */
@@ -89,6 +96,17 @@ final class RoundTripFixture implements AutoCloseable {
         int status = client.call(PatternHandler.OP_ECHO, 0, Patterns.ECHO_BYTES, echoRanges, TIMEOUT_NS,
                 completion);
         return checked(status, Patterns.ECHO_BYTES);
+    }
+
+    /**
+     * One echo of a 16 KiB payload, written in place; returns the response length. Only the first
+     * bytes change from call to call: the cost measured is the transport's, not the filling.
+     */
+    long echo16k() {
+        client.requestPayload().set(PatternHandler.FIELD_LE, 0, iteration++);
+        int status = client.call(PatternHandler.OP_ECHO, 0, LARGE_ECHO_BYTES, largeEchoRanges, TIMEOUT_NS,
+                completion);
+        return checked(status, LARGE_ECHO_BYTES);
     }
 
     /** One request answered with 288 rows; returns the response length, 73,728. */

@@ -96,4 +96,15 @@ public class TcpRoundTripBenchmark {
     public long rows288() {
         return fixture.rows288();
     }
+
+    /**
+     * One echo of a 16 KiB payload (over RDMA above the server's inline limit: the server reads it
+     * by RDMA READ).
+     *
+     * @return the response length, 16,384
+     */
+    @Benchmark
+    public long echo16k() {
+        return fixture.echo16k();
+    }
 }
