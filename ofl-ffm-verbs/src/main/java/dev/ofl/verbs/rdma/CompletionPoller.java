@@ -40,21 +40,23 @@ final class CompletionPoller {
     private static final Logger LOG = LoggerFactory.getLogger(CompletionPoller.class);
     private static final CompletionPoller SHARED = new CompletionPoller();
 
-    private static final int EPOLL_CLOEXEC = 0x80000;
-    private static final int EPOLL_CTL_ADD = 1;
+    // The constants and the event layout are package-visible for EpollLayoutTest, which compares
+    // them with <sys/epoll.h> and <fcntl.h> compiled for each architecture.
+    static final int EPOLL_CLOEXEC = 0x80000;
+    static final int EPOLL_CTL_ADD = 1;
     /**
      * The longest park, whatever the deadline: a safety net, so that a connection looks again at
      * least once a second even if a wake-up was lost or the poller thread ended. An idle
      * connection pays a few system calls per second for it.
      */
     private static final long MAX_PARK_NS = 1_000_000_000L;
-    private static final int EPOLL_CTL_DEL = 2;
-    private static final int EPOLL_CTL_MOD = 3;
-    private static final int EPOLLIN = 0x001;
-    private static final int EPOLLONESHOT = 1 << 30;
-    private static final int F_GETFL = 3;
-    private static final int F_SETFL = 4;
-    private static final int O_NONBLOCK = 0x800;
+    static final int EPOLL_CTL_DEL = 2;
+    static final int EPOLL_CTL_MOD = 3;
+    static final int EPOLLIN = 0x001;
+    static final int EPOLLONESHOT = 1 << 30;
+    static final int F_GETFL = 3;
+    static final int F_SETFL = 4;
+    static final int O_NONBLOCK = 0x800;
     private static final int EVENTS_PER_WAIT = 64;
 
     /**
@@ -62,11 +64,16 @@ final class CompletionPoller {
      * bytes, data at 4), naturally aligned elsewhere (16 bytes, data at 8), as glibc's
      * {@code __EPOLL_PACKED} says.
      */
-    private static final StructLayout EPOLL_EVENT = NativeArch.current() == NativeArch.X86_64
-            ? MemoryLayout.structLayout(ValueLayout.JAVA_INT.withName("events"),
-                    ValueLayout.JAVA_LONG_UNALIGNED.withName("data"))
-            : MemoryLayout.structLayout(ValueLayout.JAVA_INT.withName("events"), MemoryLayout.paddingLayout(4),
-                    ValueLayout.JAVA_LONG.withName("data"));
+    private static final StructLayout EPOLL_EVENT = epollEvent(NativeArch.current());
+    /** The layout of {@code struct epoll_event} on {@code arch}. */
+    static StructLayout epollEvent(NativeArch arch) {
+        return arch == NativeArch.X86_64
+                ? MemoryLayout.structLayout(ValueLayout.JAVA_INT.withName("events"),
+                        ValueLayout.JAVA_LONG_UNALIGNED.withName("data"))
+                : MemoryLayout.structLayout(ValueLayout.JAVA_INT.withName("events"), MemoryLayout.paddingLayout(4),
+                        ValueLayout.JAVA_LONG.withName("data"));
+    }
+
     private static final long EVENTS_OFFSET = EPOLL_EVENT.byteOffset(MemoryLayout.PathElement.groupElement("events"));
     private static final long DATA_OFFSET = EPOLL_EVENT.byteOffset(MemoryLayout.PathElement.groupElement("data"));
     private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
