@@ -45,9 +45,11 @@ final class CompletionPoller {
     static final int EPOLL_CLOEXEC = 0x80000;
     static final int EPOLL_CTL_ADD = 1;
     /**
-     * The longest park, whatever the deadline: a safety net, so that a connection looks again at
-     * least once a second even if a wake-up was lost or the poller thread ended. An idle
-     * connection pays a few system calls per second for it.
+     * The safety net: the poller thread wakes every registered connection this often, so that a
+     * connection looks again at least once a second even if a wake-up was lost. An idle
+     * connection pays a few system calls per second for it. Parks without a deadline are
+     * untimed (a timed park of a virtual thread allocates a timer task each time), except once
+     * the poller thread has ended, when each park bounds itself by this instead.
      */
     private static final long MAX_PARK_NS = 1_000_000_000L;
     static final int EPOLL_CTL_DEL = 2;
@@ -98,6 +100,8 @@ final class CompletionPoller {
     private int nextSlot;
     private int generations;
     private int epollFd = -1;
+    /** False once the poller thread has ended: parks then bound themselves. */
+    private volatile boolean polling = true;
 
     private CompletionPoller() {
     }
@@ -194,13 +198,30 @@ final class CompletionPoller {
     }
 
     private void run(int epoll) {
+        try {
+            poll(epoll);
+        } finally {
+            // Every BLOCKING connection would otherwise wait for a wake-up that no longer comes.
+            polling = false;
+            wakeAll();
+        }
+    }
+
+    private void poll(int epoll) {
         Arena arena = Arena.ofConfined();
         MemorySegment events = arena.allocate(EPOLL_EVENT.byteSize() * EVENTS_PER_WAIT, 8);
         MemorySegment state = arena.allocate(CAPTURE);
+        long sweptNs = System.nanoTime();
         while (true) {
+            long nowNs = System.nanoTime();
+            if (nowNs - sweptNs >= MAX_PARK_NS) {
+                sweptNs = nowNs;
+                wakeAll();
+            }
             int n;
             try {
-                n = (int) EPOLL_WAIT.invokeExact(state, epoll, events, EVENTS_PER_WAIT, -1);
+                n = (int) EPOLL_WAIT.invokeExact(state, epoll, events, EVENTS_PER_WAIT,
+                        (int) ((MAX_PARK_NS - (nowNs - sweptNs)) / 1_000_000) + 1);
             } catch (Throwable t) {
                 LOG.error("epoll_wait of the RDMA completion poller failed", t);
                 return;
@@ -208,9 +229,9 @@ final class CompletionPoller {
             if (n < 0) {
                 int errno = (int) ERRNO.get(state, 0L);
                 if (errno != Errno.EINTR) {
-                    // Not expected of a valid epoll descriptor; every BLOCKING connection would hang, so say so.
+                    // Not expected of a valid epoll descriptor; the connections' parks bound themselves from now on.
                     LOG.error("epoll_wait of the RDMA completion poller failed: {}; BLOCKING RDMA connections "
-                            + "stop being woken", Errno.describe(errno));
+                            + "now look for completions at least once a second", Errno.describe(errno));
                     return;
                 }
                 continue;
@@ -229,8 +250,17 @@ final class CompletionPoller {
                     }
                 }
             } catch (RuntimeException | Error e) {
-                // This thread must outlive any one failed wake-up; the owners' bounded parks recover it.
+                // This thread must outlive any one failed wake-up; the next sweep recovers it.
                 LOG.error("the RDMA completion poller failed to wake a connection; continuing", e);
+            }
+        }
+    }
+
+    /** Unparks every registered owner: each looks again at what it waits for, and parks again. */
+    private void wakeAll() {
+        for (Registration registration : slots) {
+            if (registration != null) {
+                LockSupport.unpark(registration.owner);
             }
         }
     }
@@ -299,12 +329,16 @@ final class CompletionPoller {
 
         /**
          * Parks the owner until the poller or another thread unparks it, or the deadline passes;
-         * it may also return early, so the caller looks again at what it waits for.
+         * it may also return early (the poller wakes every owner once a second), so the caller
+         * looks again at what it waits for. Without a deadline the park is untimed, and so
+         * allocation-free on a virtual thread.
          *
          * @param remainingNs how long at most, or {@link Long#MAX_VALUE} for no bound
          */
-        static void park(long remainingNs) {
-            if (remainingNs > 0) {
+        void park(long remainingNs) {
+            if (remainingNs == Long.MAX_VALUE && poller.polling) {
+                LockSupport.park();
+            } else if (remainingNs > 0) {
                 LockSupport.parkNanos(Math.min(remainingNs, MAX_PARK_NS));
             }
         }
