@@ -3,8 +3,10 @@ package dev.ofl.api;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One request as a handler sees it. A view over the connection's receive buffer, valid only during
- * {@link OflHandler#handle}; copy anything that must outlive the call.
+ * One request as a handler sees it. A view over the connection's receive buffer (over RDMA, a
+ * payload above the server's inline limit is in the server's staging pool, which other
+ * connections use next), valid only during {@link OflHandler#handle}; copy anything that must
+ * outlive the call.
  */
 public interface OflRequest {
     /**

@@ -231,8 +231,10 @@ final class RdmaServerTransport implements ServerTransport {
 
     /**
      * Whether this connection's larger payloads are read from the client: it offered it, some
-     * payload may exceed the inline limit, and the largest request fits the staging budget (an
-     * extent beyond it could never be had; such a server keeps whole requests in its slots).
+     * payload may exceed the inline limit, and the staging budget holds the largest request and
+     * the largest response at once (a read request keeps its extent while its response borrows
+     * one; with less, a request could never be answered; such a server keeps whole requests in
+     * its slots).
      */
     private boolean readsPayloads(Bootstrap.Endpoint hello) {
         boolean offered;
@@ -241,8 +243,10 @@ final class RdmaServerTransport implements ServerTransport {
         } catch (ProtocolException e) {
             throw new OflConnectionException("the HELLO's payload read offer is malformed: " + e.getMessage(), e);
         }
+        long blocks = StagingPool.blocksFor(MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges()))
+                + StagingPool.blocksFor(limits.maxResponseBytes());
         return offered && limits.maxRequestBytes() > settings.inlineRequestBytes()
-                && MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges()) <= pool.budgetBytes();
+                && blocks * StagingPool.BLOCK_BYTES <= pool.budgetBytes();
     }
 
     @Override
@@ -342,7 +346,7 @@ final class RdmaServerTransport implements ServerTransport {
                     }
                     throw new IOException("the server is closing");
                 }
-                waitForCompletions(work, Long.MAX_VALUE);
+                waitForCompletions(work, Long.MAX_VALUE, true);
             }
         }
         int slot = pendingSlots[pendingHead];
@@ -367,6 +371,10 @@ final class RdmaServerTransport implements ServerTransport {
     private void takeDescriptor(int slot) throws ProtocolException {
         MemorySegment message = receiveSlotViews[slot];
         in.wrap(message, 0);
+        if (in.magic() != MessageHeader.MAGIC || in.version() != MessageHeader.VERSION
+                || in.type() != MessageType.REQUEST) {
+            return; // not a request at all: the session's checks name the field
+        }
         long payload = in.payloadLength();
         if ((in.flags() & PayloadRead.FLAG) == 0) {
             if (payload > inlineLimit) {
@@ -434,11 +442,20 @@ final class RdmaServerTransport implements ServerTransport {
      *
      * @return {@code false} if none could be had: the session answers BUSY
      */
-    private boolean borrowForRead(long length) {
+    private boolean borrowForRead(long length) throws IOException {
         long bytes = StagingPool.blocksFor(length) * StagingPool.BLOCK_BYTES;
         long at;
         try {
-            at = pool.reserve(bytes, readOffset, config.clock().nanoTime() + config.stagingTimeout().toNanos());
+            at = pool.reserve(bytes, readOffset, config.clock().nanoTime());
+            if (at == StagingPool.NO_EXTENT && postedWrites > completedWrites) {
+                // This connection's own earlier responses may hold the blocks, returned only as
+                // this thread sees their writes complete: let them, before waiting for others.
+                awaitWrites(0);
+                at = pool.reserve(bytes, readOffset, config.clock().nanoTime());
+            }
+            if (at == StagingPool.NO_EXTENT) {
+                at = pool.reserve(bytes, readOffset, config.clock().nanoTime() + config.stagingTimeout().toNanos());
+            }
         } catch (OflException | IllegalStateException e) {
             LOG.warn("qp {}: a request's payload of {} bytes cannot be read: {}", link.qp.qpNumber(), readPayload,
                     e.getMessage());
@@ -477,7 +494,8 @@ final class RdmaServerTransport implements ServerTransport {
             if (peerLoss != null) {
                 throw new IOException(peerLoss + " (while reading a request's payload)");
             }
-            waitForCompletions(work, Long.MAX_VALUE);
+            // A drain lets this request finish: only a completion, a peer loss or a break ends the wait.
+            waitForCompletions(work, Long.MAX_VALUE, false);
         }
     }
 
@@ -521,7 +539,7 @@ final class RdmaServerTransport implements ServerTransport {
                 return n;
             }
             if (status != ibv_wc_status.IBV_WC_SUCCESS) {
-                if (readWrId != 0 && ibv_wc.wr_id(wc) == readWrId && !closing && refusedRead(status)) {
+                if (readWrId > completedWrites && ibv_wc.wr_id(wc) == readWrId && !closing && refusedRead(status)) {
                     violation = new ProtocolException("payload descriptor key", Integer.toUnsignedLong(readKey),
                             "the client's memory at 0x" + Long.toHexString(readAddress) + " (" + readPayload
                             + " bytes) could not be read (" + ibv_wc_status.name(status) + "): not registered for "
@@ -584,8 +602,9 @@ final class RdmaServerTransport implements ServerTransport {
      * reports at once a descriptor already readable.
      *
      * @param deadlineNs on the server's clock, or {@link Long#MAX_VALUE} for none
+     * @param drainWakes whether a drain ends the wait (it does not for a request already taken)
      */
-    private void waitForCompletions(int work, long deadlineNs) throws IOException {
+    private void waitForCompletions(int work, long deadlineNs, boolean drainWakes) throws IOException {
         if (closing) {
             throw new IOException("the server is closing");
         }
@@ -604,7 +623,7 @@ final class RdmaServerTransport implements ServerTransport {
                 }
                 // A virtual thread: let others on this carrier run between polls.
                 Thread.yield();
-            } while (System.nanoTime() - until < 0 && !closing && peerLoss == null && !draining);
+            } while (System.nanoTime() - until < 0 && !closing && peerLoss == null && !(drainWakes && draining));
         }
         int taken = 0;
         while (link.channel.takeEvent() != null) {
@@ -627,10 +646,10 @@ final class RdmaServerTransport implements ServerTransport {
                     + "RDMA connection thread are cleared and ignored", link.qp.qpNumber());
         }
         events.arm();
-        if (closing || peerLoss != null || draining) {
+        if (closing || peerLoss != null || (drainWakes && draining)) {
             return; // a wake-up between the last look and here may have been used up (a lock in the log above)
         }
-        CompletionPoller.Registration.park(deadlineNs == Long.MAX_VALUE ? Long.MAX_VALUE
+        events.park(deadlineNs == Long.MAX_VALUE ? Long.MAX_VALUE
                 : deadlineNs - config.clock().nanoTime());
     }
 
@@ -659,7 +678,7 @@ final class RdmaServerTransport implements ServerTransport {
                     deadlineNs = Math.max(startNs, peerLossNs) + unacknowledgedBoundNs + 1;
                 }
             }
-            waitForCompletions(work, deadlineNs);
+            waitForCompletions(work, deadlineNs, true);
         }
     }
 

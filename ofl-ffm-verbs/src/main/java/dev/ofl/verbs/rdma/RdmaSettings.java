@@ -18,7 +18,7 @@ record RdmaSettings(String device, OptionalInt gidIndex, int timeout, int retryC
     /**
      * A server's receive slots hold request payloads up to this many bytes; a client that offers
      * it sends larger ones by descriptor and the server reads them (docs/PROTOCOL.md 7.3). With
-     * the client defaults (16 ranges, 8 in flight) a connection then commits about 52 KiB instead
+     * the client defaults (16 ranges, 8 in flight) a connection then commits 51,712 bytes instead
      * of 2 MiB; a request above it costs one more round trip, the READ.
      */
     static final int DEFAULT_INLINE_REQUEST_BYTES = 4096;

@@ -10,7 +10,8 @@ import java.lang.foreign.MemorySegment;
  * A server's staging pool memory on an RDMA device: allocated and registered once, in the
  * protection domain every connection's queue pair of that server is created in, the first time a
  * response needs it; deregistered and freed when the pool closes, after every connection ended.
- * Only local write access: the NIC reads it for RDMA WRITEs; no peer can address it.
+ * Only local write access: the NIC reads it for RDMA WRITEs and writes into it for the RDMA READs
+ * of request payloads; no peer can address it.
  */
 final class RegisteredStaging implements StagingPool.Memory {
     private final RdmaDevice device;

@@ -156,6 +156,72 @@ class RdmaPayloadReadTest {
     }
 
     /**
+     * A read request keeps its extent while its response borrows staging: a budget that cannot
+     * hold the largest request and the largest response at once would answer such a request BUSY
+     * for ever, so that server keeps whole requests in its slots, and the request succeeds.
+     */
+    @Test
+    void aBudgetTooSmallForRequestAndResponseKeepsWholeRequestsInTheSlots() {
+        Limits limits = new Limits(64 << 10, 64 << 10, 4, 2);
+        ServerConfig config = server(limits).stagingBudgetBytes(limits.maxResponseBytes()).build();
+        try (OflServer server = serve(config, new CountDownLatch(0), new CountDownLatch(0));
+                Arena arena = Arena.ofShared()) {
+            long before = ServerMemory.receiveBytes();
+            try (OflClient client = connect(server, limits)) {
+                long committed = awaitReceiveBytesAbove(before);
+                long slots = 2L * ((limits.maxRequestBytes() + 64 + 4 * 16 + 63) & ~63L);
+                assertTrue(committed >= slots, "whole-request slots need " + slots + " bytes, committed " + committed);
+                MemorySegment memory = arena.allocate(limits.maxRequestBytes() + 1L, 4096);
+                assertEcho(client, client.registerRegion(memory), memory, limits.maxRequestBytes(), 4);
+            }
+        }
+    }
+
+    /**
+     * Several read requests in flight at once, each answered while the previous responses' writes
+     * may still be posted: every payload is read whole into its own extent and echoed into its own
+     * range.
+     */
+    @Test
+    void pipelinedReadRequestsAreEachEchoedWhole() {
+        int inFlight = 4;
+        Limits limits = new Limits(32 << 10, 32 << 10, 1, inFlight);
+        try (OflServer server = serve(server(limits).waitMode(WaitMode.BLOCKING).build(), new CountDownLatch(0),
+                new CountDownLatch(0)); Arena arena = Arena.ofShared(); OflClient client = connect(server, limits)) {
+            MemorySegment memory = arena.allocate((long) inFlight * limits.maxRequestBytes(), 4096);
+            Region region = client.registerRegion(memory);
+            Completion completion = new Completion();
+            long[] tickets = new long[inFlight];
+            int[] lengths = new int[inFlight];
+            for (int round = 0; round < 3; round++) {
+                memory.fill((byte) 0x5A);
+                for (int i = 0; i < inFlight; i++) {
+                    lengths[i] = 5_000 + 7_001 * i + round;
+                    MemorySegment payload = client.requestPayload();
+                    for (int b = 0; b < lengths[i]; b++) {
+                        payload.set(ValueLayout.JAVA_BYTE, b, (byte) (b + 31 * i + 7 * round));
+                    }
+                    tickets[i] = client.submit(OP_ECHO, i, lengths[i], new ResponseRanges().add(region,
+                            (long) i * limits.maxRequestBytes(), lengths[i]));
+                    assertTrue(tickets[i] >= 0, "submit " + i + ": " + tickets[i]);
+                }
+                for (int i = 0; i < inFlight; i++) {
+                    assertEquals(OflStatus.OK, client.await(tickets[i], System.nanoTime() + TestEnvironment.nanos(20),
+                            completion), completion::toString);
+                    assertEquals(lengths[i], completion.responseLength());
+                    long base = (long) i * limits.maxRequestBytes();
+                    for (int b = 0; b < lengths[i]; b++) {
+                        if (memory.get(ValueLayout.JAVA_BYTE, base + b) != (byte) (b + 31 * i + 7 * round)) {
+                            fail("round " + round + ", request " + i + ": byte " + b + " differs");
+                        }
+                    }
+                }
+            }
+            assertEquals(0, server.statistics().protocolViolations());
+        }
+    }
+
+    /**
      * The payload's staging is borrowed like a response's: with one held request's payload taking
      * nearly the whole budget, a second large request is answered BUSY within the staging timeout,
      * without its handler, and the same request succeeds once the first is done.
