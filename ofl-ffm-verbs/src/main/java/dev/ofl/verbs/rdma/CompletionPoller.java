@@ -218,42 +218,54 @@ final class CompletionPoller {
                 sweptNs = nowNs;
                 wakeAll();
             }
-            int n;
-            try {
-                n = (int) EPOLL_WAIT.invokeExact(state, epoll, events, EVENTS_PER_WAIT,
-                        (int) ((MAX_PARK_NS - (nowNs - sweptNs)) / 1_000_000) + 1);
-            } catch (Throwable t) {
-                LOG.error("epoll_wait of the RDMA completion poller failed", t);
+            if (!waitOnce(epoll, events, state, (int) ((MAX_PARK_NS - (nowNs - sweptNs)) / 1_000_000) + 1)) {
                 return;
             }
-            if (n < 0) {
-                int errno = (int) ERRNO.get(state, 0L);
-                if (errno != Errno.EINTR) {
-                    // Not expected of a valid epoll descriptor; the connections' parks bound themselves from now on.
-                    LOG.error("epoll_wait of the RDMA completion poller failed: {}; BLOCKING RDMA connections "
-                            + "now look for completions at least once a second", Errno.describe(errno));
-                    return;
-                }
-                continue;
+        }
+    }
+
+    /**
+     * One epoll_wait and the wake-ups it reports. A method per wait rather than the loop's body:
+     * the loop is entered once, so the JIT would compile it only by on-stack replacement, where the
+     * downcall's check of its capture segment kept allocating a slice per wait.
+     *
+     * @return {@code false} if epoll_wait failed for good
+     */
+    private boolean waitOnce(int epoll, MemorySegment events, MemorySegment state, int timeoutMs) {
+        int n;
+        try {
+            n = (int) EPOLL_WAIT.invokeExact(state, epoll, events, EVENTS_PER_WAIT, timeoutMs);
+        } catch (Throwable t) {
+            LOG.error("epoll_wait of the RDMA completion poller failed", t);
+            return false;
+        }
+        if (n < 0) {
+            int errno = (int) ERRNO.get(state, 0L);
+            if (errno != Errno.EINTR) {
+                // Not expected of a valid epoll descriptor; the connections' parks bound themselves from now on.
+                LOG.error("epoll_wait of the RDMA completion poller failed: {}; BLOCKING RDMA connections "
+                        + "now look for completions at least once a second", Errno.describe(errno));
+                return false;
             }
-            Registration[] table = slots;
-            try {
-                for (int i = 0; i < n; i++) {
-                    long data = events.get(ValueLayout.JAVA_LONG_UNALIGNED, i * EPOLL_EVENT.byteSize()
-                            + DATA_OFFSET);
-                    int slot = (int) data;
-                    if (slot >= 0 && slot < table.length) {
-                        Registration registration = table[slot];
-                        if (registration != null && registration.generation == (int) (data >>> 32)) {
-                            LockSupport.unpark(registration.owner);
-                        }
+            return true;
+        }
+        Registration[] table = slots;
+        try {
+            for (int i = 0; i < n; i++) {
+                long data = events.get(ValueLayout.JAVA_LONG_UNALIGNED, i * EPOLL_EVENT.byteSize() + DATA_OFFSET);
+                int slot = (int) data;
+                if (slot >= 0 && slot < table.length) {
+                    Registration registration = table[slot];
+                    if (registration != null && registration.generation == (int) (data >>> 32)) {
+                        LockSupport.unpark(registration.owner);
                     }
                 }
-            } catch (RuntimeException | Error e) {
-                // This thread must outlive any one failed wake-up; the next sweep recovers it.
-                LOG.error("the RDMA completion poller failed to wake a connection; continuing", e);
             }
+        } catch (RuntimeException | Error e) {
+            // This thread must outlive any one failed wake-up; the next sweep recovers it.
+            LOG.error("the RDMA completion poller failed to wake a connection; continuing", e);
         }
+        return true;
     }
 
     /** Unparks every registered owner: each looks again at what it waits for, and parks again. */
