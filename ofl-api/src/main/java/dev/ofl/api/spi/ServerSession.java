@@ -230,20 +230,26 @@ final class ServerSession implements BootstrapServer.Connection {
         MemorySegment message = transport.message(slot);
         header.wrap(message, 0);
         long length = MessageChecks.checkRequest(header, limits, sequence);
-        if (!transport.completeRequest(slot, length)) {
-            return answerBusy(slot, sequence);
-        }
-        // The transport may have moved the request (RDMA: a payload read into memory of its own).
-        message = transport.message(slot);
-        header.wrap(message, 0);
-        long capacity = MessageChecks.checkRanges(message, 0, header, limits);
-        request.set(slot, message, header, capacity);
-        // Copied now: the slot goes back to the transport before the response is sent.
+        // False: the transport had no memory for the request within the staging timeout. It is
+        // then answered BUSY like a response without staging, its ranges neither read nor written.
+        boolean whole = transport.completeRequest(slot, length);
+        long capacity = 0;
         ranges.clear();
-        long at = MessageHeader.rangesOffset((int) header.payloadLength());
-        for (int i = 0; i < header.rangeCount(); i++, at += RangeDescriptor.LENGTH) {
-            ranges.add(RangeDescriptor.address(message, at), RangeDescriptor.length(message, at),
-                    RangeDescriptor.key(message, at));
+        if (whole) {
+            MemorySegment moved = transport.message(slot);
+            if (moved != message) {
+                // RDMA: a payload read into memory the transport borrowed for this request.
+                message = moved;
+                header.wrap(message, 0);
+            }
+            capacity = MessageChecks.checkRanges(message, 0, header, limits);
+            request.set(slot, message, header, capacity);
+            // Copied now: the slot goes back to the transport before the response is sent.
+            long at = MessageHeader.rangesOffset((int) header.payloadLength());
+            for (int i = 0; i < header.rangeCount(); i++, at += RangeDescriptor.LENGTH) {
+                ranges.add(RangeDescriptor.address(message, at), RangeDescriptor.length(message, at),
+                        RangeDescriptor.key(message, at));
+            }
         }
         if (!drain.enter()) {
             return false;
@@ -252,7 +258,7 @@ final class ServerSession implements BootstrapServer.Connection {
         // Draining lets a request that got in finish: its handler and its response.
         delivering = true;
         try {
-            if (response.begin(sequence, capacity)) {
+            if (whole && response.begin(sequence, capacity)) {
                 HandlerEvent event = events.handlerStarting();
                 int outcome = response.run(handler, request);
                 events.handlerEnded(event, header, outcome, response.committed());
@@ -261,35 +267,12 @@ final class ServerSession implements BootstrapServer.Connection {
                 transport.releaseRequest(slot);
                 response.finish(outcome);
             } else {
+                if (!whole) {
+                    response.begin(sequence, 0);
+                }
                 transport.releaseRequest(slot);
                 response.finish(WireStatus.BUSY);
             }
-        } finally {
-            activity++;
-            drain.exit();
-        }
-        delivering = false;
-        return true;
-    }
-
-    /**
-     * Answers a request whose payload the transport had no memory for within the staging timeout
-     * BUSY, as a response without staging is: the handler does not run, and nothing is written
-     * into the ranges (which were therefore not read).
-     *
-     * @return {@code false} if draining closed the gate before this request got in
-     */
-    private boolean answerBusy(int slot, long sequence) throws IOException {
-        ranges.clear();
-        if (!drain.enter()) {
-            return false;
-        }
-        activity++;
-        delivering = true;
-        try {
-            transport.releaseRequest(slot);
-            response.begin(sequence, 0);
-            response.finish(WireStatus.BUSY);
         } finally {
             activity++;
             drain.exit();

@@ -12,7 +12,6 @@ import java.lang.foreign.PaddingLayout;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,7 +23,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
@@ -57,21 +55,6 @@ class VerbsLayoutTest {
     private record Facts(Map<String, long[]> layout, Map<String, Long> constants) {
     }
 
-    /** The GNU triplet and the qemu-user binary for running another architecture's program. */
-    private static String triplet(NativeArch arch) {
-        return switch (arch) {
-            case X86_64 -> "x86_64-linux-gnu";
-            case AARCH64 -> "aarch64-linux-gnu";
-        };
-    }
-
-    private static String qemu(NativeArch arch) {
-        return switch (arch) {
-            case X86_64 -> "qemu-x86_64-static";
-            case AARCH64 -> "qemu-aarch64-static";
-        };
-    }
-
     private static synchronized Facts facts(NativeArch arch) throws IOException, InterruptedException {
         Facts facts = FACTS_BY_ARCH.get(arch);
         if (facts == null) {
@@ -88,7 +71,7 @@ class VerbsLayoutTest {
         if (!Files.isRegularFile(VERBS_HEADERS.resolve("verbs.h"))) {
             fail(VERBS_HEADERS.resolve("verbs.h") + " is missing: install the verbs headers and the C compilers (" + INSTALL + ")");
         }
-        Path outDir = moduleDir.resolve("target").resolve("verbs-layout").resolve(triplet(arch));
+        Path outDir = moduleDir.resolve("target").resolve("verbs-layout").resolve(NativeBuild.triplet(arch));
         Files.createDirectories(outDir);
         Path binary = outDir.resolve("verbs_layout");
         Files.deleteIfExists(binary);
@@ -104,15 +87,15 @@ class VerbsLayoutTest {
             Path link = include.resolve("infiniband");
             Files.deleteIfExists(link);
             Files.createSymbolicLink(link, VERBS_HEADERS);
-            compile.addAll(List.of(triplet(arch) + "-gcc", "-I", include.toString()));
+            compile.addAll(List.of(NativeBuild.triplet(arch) + "-gcc", "-I", include.toString()));
         }
         compile.addAll(List.of("-std=gnu11", "-Wall", "-Wextra", "-Werror", "-o", binary.toString(), source.toString()));
-        String compileOutput = run(compile, outDir);
+        String compileOutput = NativeBuild.run(compile, outDir, INSTALL);
         assertTrue(Files.isExecutable(binary), compile.getFirst() + " did not build " + binary + ":\n" + compileOutput);
         List<String> execute = onHost
                 ? List.of(binary.toString())
-                : List.of(qemu(arch), "-L", "/usr/" + triplet(arch), binary.toString());
-        String output = run(execute, outDir);
+                : List.of(NativeBuild.qemu(arch), "-L", "/usr/" + NativeBuild.triplet(arch), binary.toString());
+        String output = NativeBuild.run(execute, outDir, INSTALL);
         Files.writeString(outDir.resolve("verbs_layout.txt"), output);
         Map<String, long[]> layout = new LinkedHashMap<>();
         Map<String, Long> constants = new LinkedHashMap<>();
@@ -129,25 +112,6 @@ class VerbsLayoutTest {
         }
         assertTrue(layout.size() > 100 && constants.size() > 50, "verbs_layout for " + arch + " printed too little:\n" + output);
         return new Facts(layout, constants);
-    }
-
-    private static String run(List<String> command, Path dir) throws IOException, InterruptedException {
-        Process process;
-        try {
-            process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
-        } catch (IOException e) {
-            fail("cannot run " + command.getFirst() + " (" + e.getMessage() + "): " + INSTALL);
-            throw e;
-        }
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!process.waitFor(60, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            fail(command + " did not finish");
-        }
-        if (process.exitValue() != 0) {
-            fail(command + " exited with " + process.exitValue() + " (is " + INSTALL + " done?):\n" + output);
-        }
-        return output;
     }
 
     @ParameterizedTest

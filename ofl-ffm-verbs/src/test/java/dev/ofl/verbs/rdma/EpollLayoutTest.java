@@ -2,20 +2,18 @@ package dev.ofl.verbs.rdma;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.ofl.verbs.ffm.NativeArch;
+import dev.ofl.verbs.ffm.NativeBuild;
 import java.io.IOException;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -30,44 +28,20 @@ class EpollLayoutTest {
     private static final String INSTALL = "apt-get install gcc gcc-aarch64-linux-gnu libc6-dev-arm64-cross "
             + "qemu-user-static";
 
-    private static String triplet(NativeArch arch) {
-        return switch (arch) {
-            case X86_64 -> "x86_64-linux-gnu";
-            case AARCH64 -> "aarch64-linux-gnu";
-        };
-    }
-
     private static List<String> cFacts(NativeArch arch) throws IOException, InterruptedException {
         Path moduleDir = Path.of(System.getProperty("basedir", ".")).toAbsolutePath().normalize();
         Path source = moduleDir.resolve("src/test/c/epoll_layout.c");
         assertTrue(Files.isRegularFile(source), "missing " + source);
-        Path outDir = moduleDir.resolve("target/epoll-layout").resolve(triplet(arch));
+        Path outDir = moduleDir.resolve("target/epoll-layout").resolve(NativeBuild.triplet(arch));
         Files.createDirectories(outDir);
         Path binary = outDir.resolve("epoll_layout");
         Files.deleteIfExists(binary);
         boolean onHost = NativeArch.detected().orElse(null) == arch;
-        run(List.of(onHost ? "gcc" : triplet(arch) + "-gcc", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-o",
-                binary.toString(), source.toString()), outDir);
-        return run(onHost ? List.of(binary.toString())
-                : List.of("qemu-" + arch.name().toLowerCase(java.util.Locale.ROOT) + "-static", "-L",
-                        "/usr/" + triplet(arch), binary.toString()), outDir).lines().toList();
-    }
-
-    private static String run(List<String> command, Path dir) throws IOException, InterruptedException {
-        Process process;
-        try {
-            process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
-        } catch (IOException e) {
-            fail("cannot run " + command.getFirst() + " (" + e.getMessage() + "): " + INSTALL);
-            throw e;
-        }
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!process.waitFor(60, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            fail(command + " did not finish");
-        }
-        assertEquals(0, process.exitValue(), () -> command + " failed (is " + INSTALL + " done?):\n" + output);
-        return output;
+        NativeBuild.run(List.of(onHost ? "gcc" : NativeBuild.triplet(arch) + "-gcc", "-std=gnu11", "-Wall", "-Wextra",
+                "-Werror", "-o", binary.toString(), source.toString()), outDir, INSTALL);
+        return NativeBuild.run(onHost ? List.of(binary.toString())
+                : List.of(NativeBuild.qemu(arch), "-L", "/usr/" + NativeBuild.triplet(arch), binary.toString()), outDir,
+                INSTALL).lines().toList();
     }
 
     @ParameterizedTest

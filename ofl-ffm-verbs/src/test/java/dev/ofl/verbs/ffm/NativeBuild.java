@@ -1,0 +1,75 @@
+package dev.ofl.verbs.ffm;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Building and running a small C program for each architecture of {@link NativeArch}, for the
+ * tests that pin Java layouts and constants to C headers: the host's compiler, or a cross
+ * compiler whose program runs under qemu-user.
+ */
+public final class NativeBuild {
+    private NativeBuild() {
+    }
+
+    /**
+     * The GNU triplet: the cross compiler's prefix and its sysroot under {@code /usr}.
+     *
+     * @param arch the architecture
+     * @return e.g. {@code aarch64-linux-gnu}
+     */
+    public static String triplet(NativeArch arch) {
+        return switch (arch) {
+            case X86_64 -> "x86_64-linux-gnu";
+            case AARCH64 -> "aarch64-linux-gnu";
+        };
+    }
+
+    /**
+     * The qemu-user binary that runs another architecture's program.
+     *
+     * @param arch the architecture
+     * @return e.g. {@code qemu-aarch64-static}
+     */
+    public static String qemu(NativeArch arch) {
+        return switch (arch) {
+            case X86_64 -> "qemu-x86_64-static";
+            case AARCH64 -> "qemu-aarch64-static";
+        };
+    }
+
+    /**
+     * Runs a command to its end and returns its output; fails the test, naming the packages to
+     * install, if it cannot start, does not finish in a minute, or exits non-zero.
+     *
+     * @param command the command and its arguments
+     * @param dir the working directory
+     * @param install the {@code apt-get install ...} line that provides the tools
+     * @return standard output and error, merged
+     * @throws IOException if the output cannot be read
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public static String run(List<String> command, Path dir, String install) throws IOException, InterruptedException {
+        Process process;
+        try {
+            process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            fail("cannot run " + command.getFirst() + " (" + e.getMessage() + "): " + install);
+            throw e;
+        }
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            fail(command + " did not finish");
+        }
+        if (process.exitValue() != 0) {
+            fail(command + " exited with " + process.exitValue() + " (is " + install + " done?):\n" + output);
+        }
+        return output;
+    }
+}
