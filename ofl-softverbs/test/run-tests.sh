@@ -98,14 +98,19 @@ wait_listen() {
 
 pingpong() { # name, extra flags
     local name=$1; shift
-    local port; port=$(free_port)
-    timeout 30 "${TOOL_ENV[@]}" ibv_rc_pingpong "$@" -g "$GIDX" -p "$port" >"$WORK/srv.log" 2>&1 &
-    local spid=$!
-    wait_listen "$port"
-    timeout 30 "${TOOL_ENV[@]}" ibv_rc_pingpong "$@" -g "$GIDX" -p "$port" 127.0.0.1 >"$WORK/cli.log" 2>&1
-    local crc=$?
-    wait $spid
-    local src=$?
+    local port spid crc src attempt
+    # As for ib_send_lat below: a free port taken before the server binds it is tried again.
+    for attempt in 1 2 3; do
+        port=$(free_port)
+        timeout 30 "${TOOL_ENV[@]}" ibv_rc_pingpong "$@" -g "$GIDX" -p "$port" >"$WORK/srv.log" 2>&1 &
+        spid=$!
+        wait_listen "$port"
+        timeout 30 "${TOOL_ENV[@]}" ibv_rc_pingpong "$@" -g "$GIDX" -p "$port" 127.0.0.1 >"$WORK/cli.log" 2>&1
+        crc=$?
+        wait $spid
+        src=$?
+        grep -q "Couldn't listen" "$WORK/srv.log" || break
+    done
     if [ $crc -eq 0 ] && [ $src -eq 0 ] && grep -q 'iters in' "$WORK/cli.log" && grep -q 'iters in' "$WORK/srv.log"; then
         ok "$name ($(tail -1 "$WORK/cli.log"))"
     else
@@ -127,7 +132,7 @@ send_lat() { # name, extra flags
     local name=$1; shift
     local port spid crc src attempt
     # A free port can be taken by another process before the server binds it ("Couldn't listen"):
-    # then the whole exchange is tried again on another port, at most three times.
+    # then the whole exchange is tried again on another port, at most three times (pingpong too).
     for attempt in 1 2 3; do
         port=$(free_port)
         timeout 60 "${TOOL_ENV[@]}" ib_send_lat -d softverbs0 -x "$GIDX" -p "$port" "$@" >"$WORK/srv.log" 2>&1 &
