@@ -41,6 +41,8 @@ import java.util.Objects;
  * it also holds request payloads the server reads from its clients while their handlers run</td></tr>
  * <tr><td>stagingTimeout</td><td>1 s</td><td>how long a response waits for staging before it is answered
  * {@code BUSY}</td></tr>
+ * <tr><td>connectionThreads</td><td>{@link ConnectionThreads#VIRTUAL}</td><td>in blocking mode, a virtual
+ * thread per connection (cheap when idle) or a platform thread (faster wake-ups)</td></tr>
  * </table>
  *
  * <p>The bootstrap timeout bounds the wait for a client's HELLO (its first byte to its last): a
@@ -72,12 +74,14 @@ import java.util.Objects;
  * every response a client may ask for can be staged
  * @param stagingTimeout how long a response waits for staging memory before the request is
  * answered with the wire status {@code BUSY} without running the handler
+ * @param connectionThreads which kind of thread serves each connection in blocking mode
  */
 public record ServerConfig(String backend, InetSocketAddress bind, String serviceName, Limits limits,
         int maxConnections, Duration bootstrapTimeout, Duration drainTimeout, WaitMode waitMode,
         IdleStrategy idleStrategy, Map<String, String> properties, NanoClock clock, PeerKeys authentication,
         Duration idleTimeout, int maxConnectionsPerAddress, int maxPendingHandshakes, int maxPendingPerAddress,
-        HandlerErrorListener handlerErrorListener, long stagingBudgetBytes, Duration stagingTimeout) {
+        HandlerErrorListener handlerErrorListener, long stagingBudgetBytes, Duration stagingTimeout,
+        ConnectionThreads connectionThreads) {
     /** The staging budget when none is set and the limits ask for no more: 64 MiB. */
     public static final long DEFAULT_STAGING_BUDGET_BYTES = 64L << 20;
     /** The largest staging budget: 64 GiB. */
@@ -126,6 +130,7 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
                     + MAX_STAGING_BUDGET_BYTES + ": raise the budget or lower maxResponseBytes");
         }
         positive("stagingTimeout", stagingTimeout);
+        Objects.requireNonNull(connectionThreads, "connectionThreads");
     }
 
     private static void atLeastOne(String name, int value) {
@@ -170,6 +175,7 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         private HandlerErrorListener handlerErrorListener;
         private long stagingBudgetBytes = -1;
         private Duration stagingTimeout = Duration.ofSeconds(1);
+        private ConnectionThreads connectionThreads = ConnectionThreads.VIRTUAL;
 
         private Builder() {
         }
@@ -404,6 +410,19 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         }
 
         /**
+         * Chooses which kind of thread serves each connection in blocking mode: virtual threads
+         * (the default) make idle connections cheap; platform threads wake faster and allocate
+         * nothing per request. Busy polling always uses platform threads.
+         *
+         * @param connectionThreads virtual or platform
+         * @return this builder
+         */
+        public Builder connectionThreads(ConnectionThreads connectionThreads) {
+            this.connectionThreads = connectionThreads;
+            return this;
+        }
+
+        /**
          * Builds and validates the configuration.
          *
          * @return the configuration
@@ -415,7 +434,7 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
                     maxConnectionsPerAddress, maxPendingHandshakes, maxPendingPerAddress, handlerErrorListener,
                     stagingBudgetBytes >= 0 || limits == null ? stagingBudgetBytes
                             : Math.max(DEFAULT_STAGING_BUDGET_BYTES, limits.maxResponseBytes()),
-                    stagingTimeout);
+                    stagingTimeout, connectionThreads);
         }
     }
 }

@@ -63,6 +63,7 @@ class ConfigTest {
         assertTrue(serverRefusal(b -> b.drainTimeout(Duration.ZERO)).contains("drainTimeout"));
         assertThrows(NullPointerException.class, () -> server().limits(null).build());
         assertThrows(NullPointerException.class, () -> server().waitMode(null).build());
+        assertThrows(NullPointerException.class, () -> server().connectionThreads(null).build());
         assertEquals("s".repeat(64), server().serviceName("s".repeat(64)).build().serviceName());
     }
 
@@ -81,6 +82,7 @@ class ConfigTest {
         assertEquals(16, config.maxPendingPerAddress());
         assertEquals(Duration.ofSeconds(5), config.drainTimeout());
         assertEquals(WaitMode.BLOCKING, config.waitMode());
+        assertEquals(ConnectionThreads.VIRTUAL, config.connectionThreads());
         assertEquals(Map.of("k", "v"), config.properties(), "properties are copied");
         assertThrows(UnsupportedOperationException.class, () -> config.properties().put("x", "y"));
     }

@@ -18,7 +18,8 @@ import java.util.Optional;
  * {@value #DEFAULT_BLOCKING_SPIN_MICROS}, 0 to 10,000), is how long a connection keeps reading
  * without blocking after its last message before its virtual thread parks in a blocking read: a
  * request that follows its response within that time is read without a park and a wake-up by the
- * JDK's poller.
+ * JDK's poller. Connections on platform threads
+ * ({@link dev.ofl.api.ConnectionThreads#PLATFORM}) block in the kernel at once and do not spin.
  */
 public final class TcpBackend implements OflBackend {
     /** The name configurations use. */

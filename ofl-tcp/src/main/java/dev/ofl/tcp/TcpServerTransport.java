@@ -221,7 +221,7 @@ final class TcpServerTransport implements ServerTransport {
             return;
         }
         rxBuffer.limit(rxBuffer.capacity()).position(rxEnd);
-        if (spinNs > 0) {
+        if (spinNs > 0 && Thread.currentThread().isVirtual()) {
             spin(length);
         }
         idle.reset();
@@ -241,11 +241,14 @@ final class TcpServerTransport implements ServerTransport {
     }
 
     /**
-     * BLOCKING mode: reads without blocking for at most {@link #spinNs}, so that a request that
-     * follows soon is read without parking the virtual thread (a park costs a hand-off through the
-     * JDK's poller). Bounded by the machine's clock, not the server's: a cost bound, not a deadline.
-     * Once the thread has parked in a read, the JDK keeps the socket non-blocking underneath, so
-     * switching modes here makes no system call.
+     * BLOCKING mode on a virtual thread: reads without blocking for at most {@link #spinNs}, so
+     * that a request that follows soon is read without parking the virtual thread (a park costs a
+     * hand-off through the JDK's poller). Bounded by the machine's clock, not the server's: a cost
+     * bound, not a deadline. Once the thread has parked in a read, the JDK keeps the socket
+     * non-blocking underneath, so switching modes here makes no system call. A platform thread
+     * does not spin: the kernel wakes it straight from its read, and a spin would only take CPU
+     * from the peer (on a loaded 2-core host a 64-byte echo's p50 was 17–20 µs without it against
+     * 20–29 µs with 50 µs of it).
      */
     private void spin(int length) throws IOException {
         channel.configureBlocking(false);
@@ -255,7 +258,7 @@ final class TcpServerTransport implements ServerTransport {
                 if (channel.read(rxBuffer) < 0) {
                     return; // the blocking loop reads the end of stream again and reports it
                 }
-                // A virtual thread: let others on this carrier run between reads.
+                // Let the other virtual threads on this carrier run between reads.
                 Thread.yield();
             }
         } finally {

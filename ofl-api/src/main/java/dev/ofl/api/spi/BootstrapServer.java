@@ -1,5 +1,6 @@
 package dev.ofl.api.spi;
 
+import dev.ofl.api.ConnectionThreads;
 import dev.ofl.api.HandlerErrorListener;
 import dev.ofl.api.Limits;
 import dev.ofl.api.OflException;
@@ -41,8 +42,9 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: a socket gets a thread only once its whole HELLO arrived; that thread decides on it
  * (and lingers at most 200 ms over a refusal) and then serves it. It is a virtual thread if the
  * transport only blocks in JDK socket I/O or by parking ({@link ServerTransport#parksVirtualThreads()},
- * TCP and RDMA in blocking mode), so that an idle connection costs no platform thread; otherwise a
- * platform thread (busy polling). Threads deciding on a
+ * TCP and RDMA in blocking mode) and the configuration asks for virtual threads
+ * ({@link ServerConfig#connectionThreads()}, the default), so that an idle connection costs no
+ * platform thread; otherwise a platform thread. Threads deciding on a
  * HELLO are bounded by the pending-handshake caps: a socket keeps its pending place until decided.
  *
  * <p>Thread-safe.
@@ -236,7 +238,8 @@ public final class BootstrapServer implements OflServer {
                     + source.getHostAddress() + ": " + e);
             return;
         }
-        Thread.Builder builder = connection.parksVirtualThreads() ? Thread.ofVirtual() : Thread.ofPlatform().daemon();
+        boolean virtual = connection.parksVirtualThreads() && config.connectionThreads() == ConnectionThreads.VIRTUAL;
+        Thread.Builder builder = virtual ? Thread.ofVirtual() : Thread.ofPlatform().daemon();
         Thread thread = builder.name("ofl-" + backend + "-conn-" + id)
                 .unstarted(() -> admitAndServe(connection, source));
         running.put(connection, thread);

@@ -1,5 +1,6 @@
 package dev.ofl.bench.jmh;
 
+import dev.ofl.api.ConnectionThreads;
 import dev.ofl.api.Ofl;
 import dev.ofl.api.WaitMode;
 import java.util.Optional;
@@ -62,6 +63,13 @@ public class RdmaRoundTripBenchmark {
     @Param("none")
     public String jfr;
 
+    /**
+     * The server's connection threads in blocking mode: {@code VIRTUAL} (the default) or
+     * {@code PLATFORM}; busy polling always uses platform threads.
+     */
+    @Param("VIRTUAL")
+    public ConnectionThreads threads;
+
     private OflEventsRecording recording;
 
     private RoundTripFixture fixture;
@@ -84,7 +92,7 @@ public class RdmaRoundTripBenchmark {
         }
         recording = OflEventsRecording.start(jfr);
         try {
-            fixture = new RoundTripFixture("rdma", waitMode);
+            fixture = new RoundTripFixture("rdma", waitMode, threads);
         } catch (RuntimeException e) {
             recording.close();
             throw e;

@@ -2,6 +2,7 @@ package dev.ofl.bench.jmh;
 
 import dev.ofl.api.ClientConfig;
 import dev.ofl.api.Completion;
+import dev.ofl.api.ConnectionThreads;
 import dev.ofl.api.Limits;
 import dev.ofl.api.Ofl;
 import dev.ofl.api.OflClient;
@@ -54,8 +55,9 @@ final class RoundTripFixture implements AutoCloseable {
      *
      * @param backend the backend name
      * @param waitMode how both sides wait
+     * @param threads the server's connection threads
      */
-    RoundTripFixture(String backend, WaitMode waitMode) {
+    RoundTripFixture(String backend, WaitMode waitMode, ConnectionThreads threads) {
         Limits limits = new Limits(LARGE_ECHO_BYTES, (int) ROWS_BYTES, 1, 1);
         OflServer startedServer = null;
         try {
@@ -65,6 +67,7 @@ final class RoundTripFixture implements AutoCloseable {
                     .serviceName(SERVICE)
                     .limits(limits)
                     .waitMode(waitMode)
+                    .connectionThreads(threads)
                     .build(), handler);
             server = startedServer;
             client = Ofl.connect(ClientConfig.builder()

@@ -1,5 +1,6 @@
 package dev.ofl.bench.jmh;
 
+import dev.ofl.api.ConnectionThreads;
 import dev.ofl.api.WaitMode;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -47,6 +48,13 @@ public class TcpRoundTripBenchmark {
     @Param("none")
     public String jfr;
 
+    /**
+     * The server's connection threads in blocking mode: {@code VIRTUAL} (the default) or
+     * {@code PLATFORM}; busy polling always uses platform threads.
+     */
+    @Param("VIRTUAL")
+    public ConnectionThreads threads;
+
     private OflEventsRecording recording;
 
     private RoundTripFixture fixture;
@@ -60,7 +68,7 @@ public class TcpRoundTripBenchmark {
     public void setUp() {
         recording = OflEventsRecording.start(jfr);
         try {
-            fixture = new RoundTripFixture("tcp", waitMode);
+            fixture = new RoundTripFixture("tcp", waitMode, threads);
         } catch (RuntimeException e) {
             recording.close();
             throw e;

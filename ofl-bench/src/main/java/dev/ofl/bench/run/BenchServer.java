@@ -1,5 +1,6 @@
 package dev.ofl.bench.run;
 
+import dev.ofl.api.ConnectionThreads;
 import dev.ofl.api.Limits;
 import dev.ofl.api.Ofl;
 import dev.ofl.api.OflServer;
@@ -74,6 +75,11 @@ public final class BenchServer implements Callable<Integer> {
                     + "prefix names; repeatable.")
     private Map<String, String> properties = new LinkedHashMap<>();
 
+    @Option(names = "--connection-threads", paramLabel = "virtual|platform",
+            description = "Threads of blocking-mode connections (default: ${DEFAULT-VALUE}); busy polling always uses"
+                    + " platform threads.")
+    private String connectionThreads = "virtual";
+
     private final PrintStream out;
 
     /** Creates the role printing to standard output. */
@@ -115,6 +121,22 @@ public final class BenchServer implements Callable<Integer> {
     }
 
     /**
+     * Parses a connection-thread kind.
+     *
+     * @param name {@code virtual} or {@code platform}
+     * @return the kind
+     * @throws IllegalArgumentException for another name
+     */
+    public static ConnectionThreads parseThreads(String name) {
+        return switch (name) {
+            case "virtual" -> ConnectionThreads.VIRTUAL;
+            case "platform" -> ConnectionThreads.PLATFORM;
+            default -> throw new IllegalArgumentException("connection threads '" + name
+                    + "' is not one of virtual, platform");
+        };
+    }
+
+    /**
      * Serves until the process is stopped.
      *
      * @return 0 after a stop, 1 if a server could not start
@@ -122,6 +144,7 @@ public final class BenchServer implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         Limits limits;
+        ConnectionThreads threads;
         List<WaitMode> modes = new ArrayList<>();
         List<InetAddress> addresses = new ArrayList<>();
         try {
@@ -133,6 +156,7 @@ public final class BenchServer implements Callable<Integer> {
             for (String b : backends) {
                 port(port, b, WaitMode.BUSY_POLL);
             }
+            threads = parseThreads(connectionThreads);
             for (String b : binds) {
                 addresses.add(InetAddress.getByName(b));
             }
@@ -167,6 +191,7 @@ public final class BenchServer implements Callable<Integer> {
                                 .limits(limits)
                                 .maxConnections(16)
                                 .waitMode(mode)
+                                .connectionThreads(threads)
                                 .properties(ofBackend(backend))
                                 .build(), handler);
                         synchronized (servers) {

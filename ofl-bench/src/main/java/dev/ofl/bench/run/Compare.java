@@ -25,9 +25,10 @@ import picocli.CommandLine.Option;
 /**
  * Runs ofl and plain peers as separate processes on the same cases and prints their round trips
  * side by side with ofl/C ratios: the C TCP peer (busy and blocking), the blocking Java NIO peer,
- * ofl TCP (busy and blocking), and with {@code --rdma} ofl RDMA and perftest's {@code ib_send_lat}
- * on the same verbs device. Each peer runs {@code --rounds} times, the order reversed every other
- * round; the table shows the median p50 over the rounds.
+ * ofl TCP (busy and blocking, and blocking with the server's connections on platform threads), and
+ * with {@code --rdma} ofl RDMA alike and perftest's {@code ib_send_lat} on the same verbs device.
+ * Each peer runs {@code --rounds} times, the order reversed every other round; the table shows the
+ * median p50 over the rounds.
  *
  * <p>Every peer checks every byte; a mismatch or a failed peer makes the exit status 1.
  */
@@ -114,9 +115,11 @@ public final class Compare implements Callable<Integer> {
                 sizes, (bytes, n, w) -> java("nio", "client", address, Integer.toString(nioPort), Long.toString(bytes),
                         Integer.toString(n), Integer.toString(w)), true));
         int oflPort = nextPort[0] + 10;
-        peers.add(() -> runOfl("tcp", oflPort, sizes));
+        peers.add(() -> runOfl("tcp", oflPort, sizes, false));
+        peers.add(() -> runOfl("tcp", oflPort + 4, sizes, true));
         if (rdma) {
-            peers.add(() -> runOfl("rdma", oflPort + 10, sizes));
+            peers.add(() -> runOfl("rdma", oflPort + 10, sizes, false));
+            peers.add(() -> runOfl("rdma", oflPort + 14, sizes, true));
             peers.add(() -> runIbSendLat(sizes));
             peers.add(() -> runRcPingpong(sizes));
         }
@@ -171,11 +174,21 @@ public final class Compare implements Callable<Integer> {
         }
     }
 
-    private void runOfl(String backend, int basePort, List<Long> sizes) {
+    /**
+     * Runs ofl on one backend: both wait modes with the server's default connection threads, or
+     * with {@code platformThreads} blocking mode only, its connections on platform threads (busy
+     * polling always uses them), in rows labelled {@code platform-threads}.
+     */
+    private void runOfl(String backend, int basePort, List<Long> sizes, boolean platformThreads) {
         Process server = null;
+        String waits = platformThreads ? "blocking" : "busy,blocking";
+        String suffix = platformThreads ? " platform-threads" : "";
         try {
             List<String> serverCommand = new ArrayList<>(java("server", "--bind", address, "--port",
-                    Integer.toString(basePort), "--backend", backend, "--wait", "busy,blocking"));
+                    Integer.toString(basePort), "--backend", backend, "--wait", waits));
+            if (platformThreads) {
+                serverCommand.addAll(List.of("--connection-threads", "platform"));
+            }
             if (cpus != null && cpus.size() == 2) {
                 serverCommand.addAll(List.of("--cpu", Integer.toString(cpus.get(1))));
             }
@@ -185,7 +198,7 @@ public final class Compare implements Callable<Integer> {
                 Path json = Files.createTempFile("ofl-compare-", ".json");
                 int n = iterationsFor(bytes);
                 List<String> clientCommand = new ArrayList<>(java("client", "--server", address, "--port",
-                        Integer.toString(basePort), "--backend", backend, "--wait", "busy,blocking", "--cases",
+                        Integer.toString(basePort), "--backend", backend, "--wait", waits, "--cases",
                         "64/" + bytes, "--repeats", "1", "--iterations", Integer.toString(n), "--warmup",
                         Integer.toString(Math.max(20, n / 10)), "--warmup-ms", Long.toString(warmupMs), "--warmup-jit-quiet-ms",
                         Long.toString(warmupJitQuietMs), "--json", json.toString()));
@@ -196,10 +209,10 @@ public final class Compare implements Callable<Integer> {
                 JsonNode root = new ObjectMapper().readTree(json.toFile());
                 Files.deleteIfExists(json);
                 if (root.path("badChecks").asLong(-1) != 0 || root.path("errors").asLong(-1) != 0) {
-                    fail("ofl " + backend + " " + bytes + " B: bad checks or errors:\n" + output);
+                    fail("ofl " + backend + suffix + " " + bytes + " B: bad checks or errors:\n" + output);
                 }
                 for (JsonNode s : root.path("summaries")) {
-                    record("ofl-" + backend + " " + s.path("wait").asText(), bytes,
+                    record("ofl-" + backend + " " + s.path("wait").asText() + suffix, bytes,
                             s.path("meanPercentilesNs").path("p50").asDouble());
                 }
             }
@@ -371,7 +384,7 @@ public final class Compare implements Callable<Integer> {
                 + " same wait mode; ib_send_lat row: ofl-rdma busy p50 / (2 x ib_send_lat t_typical); ibv_rc_pingpong"
                 + " rows: ofl-rdma p50 of the same wait mode / ibv_rc_pingpong usec/iter (one iteration = one"
                 + " round trip)");
-        String format = "%-24s %10s %8s %12s %12s %12s %10s%n";
+        String format = "%-34s %10s %8s %12s %12s %12s %10s%n";
         out.printf(Locale.ROOT, format, "peer", "bytes", "rounds", "p50_us", "min_p50_us", "max_p50_us", "ratio");
         for (Map.Entry<String, List<Double>> e : p50s.entrySet()) {
             String peer = e.getKey().substring(0, e.getKey().indexOf('|'));

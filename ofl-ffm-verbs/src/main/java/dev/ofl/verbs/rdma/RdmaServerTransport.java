@@ -621,7 +621,8 @@ final class RdmaServerTransport implements ServerTransport {
                 if (poll() > 0) {
                     return;
                 }
-                // A virtual thread: let others on this carrier run between polls.
+                // Let other threads run between polls: the carrier's other virtual threads, or on a
+                // platform thread (ConnectionThreads.PLATFORM) whatever else needs this core.
                 Thread.yield();
             } while (System.nanoTime() - until < 0 && !closing && peerLoss == null && !(drainWakes && draining));
         }
