@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ofl.api.ClientConfig;
 import dev.ofl.api.Completion;
+import dev.ofl.api.ConnectionThreads;
 import dev.ofl.api.Limits;
 import dev.ofl.api.Ofl;
 import dev.ofl.api.OflClient;
@@ -12,6 +13,7 @@ import dev.ofl.api.OflRequest;
 import dev.ofl.api.OflResponse;
 import dev.ofl.api.OflServer;
 import dev.ofl.api.OflStatus;
+import dev.ofl.api.Region;
 import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
@@ -25,6 +27,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,7 +36,8 @@ import org.junit.jupiter.api.Timeout;
  * In BLOCKING mode an RDMA server connection runs on a virtual thread that parks between
  * completions (the process's {@link CompletionPoller} wakes it): idle connections add no platform
  * thread, each still answers a request, and a parked connection still ends when its client leaves
- * or stays idle past the idle timeout.
+ * or stays idle past the idle timeout. With platform connection threads the same park and wake-up
+ * serve a platform thread.
  */
 @Timeout(180)
 class RdmaBlockingThreadsTest {
@@ -113,6 +118,48 @@ class RdmaBlockingThreadsTest {
             Conditions.await(client::isBroken, "the client to see the connection end");
         } finally {
             server.close();
+        }
+    }
+
+    /**
+     * With {@link ConnectionThreads#PLATFORM} the connection's handler runs on a platform thread of
+     * its own, which parks between completions like a virtual one: the poller still wakes it for
+     * every request, and its client's departure still ends it.
+     */
+    @Test
+    void platformConnectionThreadsParkAndWakeAlike() {
+        AtomicInteger virtualCalls = new AtomicInteger();
+        Set<String> handlerThreads = ConcurrentHashMap.newKeySet();
+        try (OflServer server = Ofl.serve(config().connectionThreads(ConnectionThreads.PLATFORM).build(),
+                (request, response) -> {
+                    if (Thread.currentThread().isVirtual()) {
+                        virtualCalls.incrementAndGet();
+                    }
+                    handlerThreads.add(Thread.currentThread().getName());
+                    return echo(request, response);
+                });
+                Arena arena = Arena.ofShared()) {
+            OflClient client = connect(server);
+            try {
+                MemorySegment memory = arena.allocate(64, 64);
+                Region region = client.registerRegion(memory);
+                for (long i = 1; i <= 5; i++) {
+                    client.requestPayload().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 77L * i);
+                    Completion completion = new Completion();
+                    int status = client.call(1, 0, 8, ResponseRanges.of(region), TestEnvironment.nanos(10), completion);
+                    assertEquals(OflStatus.OK, status, "request " + i + ": " + completion);
+                    assertEquals(77L * i, memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 0), "request " + i);
+                }
+                assertEquals(0, virtualCalls.get(), "handler calls on a virtual thread");
+                assertEquals(1, handlerThreads.size(), "one connection thread: " + handlerThreads);
+                String name = handlerThreads.iterator().next();
+                assertTrue(name.startsWith("ofl-rdma-conn-"), name);
+                assertTrue(oflPlatformThreads().contains(name), "the connection thread " + name
+                        + " is a live platform thread while connected");
+            } finally {
+                client.close();
+            }
+            Conditions.await(() -> server.connectionCount() == 0, "the parked platform thread to end when its client left");
         }
     }
 
