@@ -15,6 +15,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -50,8 +51,10 @@ class PipelinedTrafficTest {
             response.commit(response.capacity());
             return 0;
         });
+             // The stall bound (connectTimeout) well above the 5 s default: on a loaded machine the handler
+             // filling 32 MiB may keep the server from reading that long without any deadlock.
              OflClient client = Ofl.connect(ClientConfig.builder().server(server.localAddress())
-                     .serviceName("pipelined").limits(limits).build());
+                     .serviceName("pipelined").limits(limits).connectTimeout(Duration.ofSeconds(30)).build());
              Arena arena = Arena.ofShared()) {
             Region[] regions = new Region[IN_FLIGHT];
             long[] tickets = new long[IN_FLIGHT];
