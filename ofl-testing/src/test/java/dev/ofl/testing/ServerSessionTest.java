@@ -309,6 +309,33 @@ class ServerSessionTest {
         assertEquals(new ServerStatistics(1, 0, 2, 0, 0, 0, 0), server.statistics());
     }
 
+    /** A response over three ranges of two regions lands in each range in order, and nowhere else. */
+    @Test
+    void aResponseIsCutAtTheBoundariesOfSeveralRanges() {
+        OflServer server = serve();
+        OflClient client = connect(server);
+        MemorySegment second = arena.allocate(CAPACITY);
+        memory.fill((byte) 0x5A);
+        second.fill((byte) 0x5A);
+        Region a = client.registerRegion(memory);
+        Region b = client.registerRegion(second);
+        client.requestPayload().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 20_000);
+        ResponseRanges ranges = new ResponseRanges().add(a, 100, 5_000).add(b, 0, 10_000).add(a, 8_000, 5_000);
+        assertEquals(OflStatus.OK, client.call(OP_STREAM, 0, 8, ranges, 10 * SECOND_NS, completion));
+        assertEquals(20_000, completion.responseLength());
+        for (int i = 0; i < 20_000; i++) {
+            byte got = i < 5_000 ? memory.get(ValueLayout.JAVA_BYTE, 100 + i)
+                    : i < 15_000 ? second.get(ValueLayout.JAVA_BYTE, i - 5_000)
+                    : memory.get(ValueLayout.JAVA_BYTE, 8_000 + i - 15_000);
+            assertEquals((byte) i, got, "response byte " + i);
+        }
+        assertEquals((byte) 0x5A, memory.get(ValueLayout.JAVA_BYTE, 99));
+        assertEquals((byte) 0x5A, memory.get(ValueLayout.JAVA_BYTE, 5_100));
+        assertEquals((byte) 0x5A, memory.get(ValueLayout.JAVA_BYTE, 7_999));
+        assertEquals((byte) 0x5A, memory.get(ValueLayout.JAVA_BYTE, 13_000));
+        assertEquals((byte) 0x5A, second.get(ValueLayout.JAVA_BYTE, 10_000));
+    }
+
     @Test
     void aRefusalAfterPiecesSendsNothingMoreAndCarriesTheHandlersStatus() {
         OflServer server = serve();
