@@ -217,30 +217,6 @@ class FakeJfrEventsTest {
     }
 
     @Test
-    void aBrokenConnectionRecordsTheLostCallAndItsCause() throws IOException {
-        Recording recording = allOflEvents();
-        recording.start();
-        try (OflClient client = connect()) {
-            Region region = client.registerRegion(arena.allocate(64));
-            // The link breaks as the server writes the response, as when the network fails; the
-            // client's own break of its transport is not used here: on this backend nothing would
-            // tell the waiting call before the blocked handler ends.
-            FakeFaults.of(SERVICE).breakAfterPieces(0);
-            assertThrows(OflConnectionException.class, () -> call(client, region, ECHO, 0, 1));
-            assertEquals(1, client.statistics().transportFailures(), client.statistics()::toString);
-        }
-        List<RecordedEvent> events = stopAndRead(recording);
-
-        List<RecordedEvent> calls = named(events, "dev.ofl.Call");
-        assertEquals(1, calls.size(), calls::toString);
-        assertEquals("LOST", calls.get(0).getString("status"));
-        List<RecordedEvent> breaks = named(events, "dev.ofl.ConnectionBroken");
-        assertEquals(1, breaks.size(), breaks::toString);
-        assertEquals("TRANSPORT_FAILURE", breaks.get(0).getString("cause"));
-        assertTrue(!breaks.get(0).getString("reason").isEmpty(), "a reason");
-    }
-
-    @Test
     void aHandlerFailureAndAProtocolErrorAreRecordedWithTheirStatusAndCause() throws IOException {
         Recording recording = allOflEvents();
         recording.start();
