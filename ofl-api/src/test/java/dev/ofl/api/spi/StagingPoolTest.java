@@ -285,4 +285,140 @@ class StagingPoolTest {
         assertEquals(0, pool.inUseBytes(), "everything came back");
         pool.close();
     }
+
+    @Test
+    void theBudgetIsRoundedUpToWholeBlocksFromOneByte() {
+        assertEquals(BLOCK_BYTES, new StagingPool(1, new CountingMemory(), STOPPED).budgetBytes());
+        assertEquals(2 * BLOCK_BYTES, new StagingPool(BLOCK_BYTES + 1, new CountingMemory(), STOPPED).budgetBytes());
+        assertThrows(IllegalArgumentException.class, () -> new StagingPool(0, new CountingMemory(), STOPPED));
+        assertThrows(IllegalArgumentException.class, () -> new StagingPool(
+                (Integer.MAX_VALUE - 63L) * BLOCK_BYTES, new CountingMemory(), STOPPED), "more blocks than a bit map holds");
+        assertEquals(BLOCK_BYTES, StagingPool.blockFloor(2L * BLOCK_BYTES - 1));
+        assertEquals(2L * BLOCK_BYTES, StagingPool.blockFloor(2L * BLOCK_BYTES));
+        assertEquals(0, StagingPool.blockFloor(BLOCK_BYTES - 1));
+    }
+
+    @Test
+    void anExtentFitsExactlyAtTheEndOfThePool() {
+        StagingPool pool = pool(4, new CountingMemory(), STOPPED);
+        assertEquals(0, pool.reserve(BLOCK_BYTES, -1, NOW));
+        assertEquals(BLOCK_BYTES, pool.reserve(3L * BLOCK_BYTES, -1, NOW), "blocks 1 to 3 are the last three");
+        pool.release(3L * BLOCK_BYTES, BLOCK_BYTES);
+        assertEquals(3L * BLOCK_BYTES, pool.reserve(BLOCK_BYTES, 3L * BLOCK_BYTES, NOW), "the last block, preferred");
+        pool.release(0, 4L * BLOCK_BYTES);
+        assertEquals(0, pool.inUseBytes());
+        pool.close();
+    }
+
+    @Test
+    void firstFitLooksAtEveryBlockOfAPartlyUsedWordAndSkipsFullOnes() {
+        StagingPool pool = pool(130, new CountingMemory(), STOPPED);
+        assertEquals(0, pool.reserve(BLOCK_BYTES, -1, NOW));
+        assertEquals(BLOCK_BYTES, pool.reserve(BLOCK_BYTES, -1, NOW), "the next block of the same word");
+        assertEquals(2L * BLOCK_BYTES, pool.reserve(62L * BLOCK_BYTES, -1, NOW), "the rest of the first word");
+        assertEquals(64L * BLOCK_BYTES, pool.reserve(BLOCK_BYTES, -1, NOW), "past the full first word");
+        assertEquals(65L * BLOCK_BYTES, pool.reserve(65L * BLOCK_BYTES, -1, NOW), "up to the pool's end");
+        assertEquals(NO_EXTENT, pool.reserve(BLOCK_BYTES, -1, NOW), "nothing left");
+        pool.release(BLOCK_BYTES, BLOCK_BYTES);
+        assertEquals(BLOCK_BYTES, pool.reserve(BLOCK_BYTES, -1, NOW), "the one hole in a full pool");
+        pool.close();
+    }
+
+    @Test
+    void aPreferredExtentIsTakenOnlyIfEveryOneOfItsBlocksIsFree() {
+        StagingPool pool = pool(8, new CountingMemory(), STOPPED);
+        long a = pool.reserve(2L * BLOCK_BYTES, -1, NOW);
+        long b = pool.reserve(2L * BLOCK_BYTES, -1, NOW);
+        assertEquals(2L * BLOCK_BYTES, b);
+        pool.release(a, 2L * BLOCK_BYTES);
+        assertEquals(4L * BLOCK_BYTES, pool.reserve(3L * BLOCK_BYTES, a, NOW),
+                "the preferred offset's third block is borrowed: first fit instead");
+        assertEquals(a, pool.reserve(2L * BLOCK_BYTES, a, NOW), "exactly the two free blocks before a borrowed one");
+        pool.close();
+    }
+
+    @Test
+    void returningTheLastBlockIsAllowedAndBeyondItIsRefusedNamingTheRange() {
+        StagingPool pool = pool(2, new CountingMemory(), STOPPED);
+        assertEquals(0, pool.reserve(2L * BLOCK_BYTES, -1, NOW));
+        IllegalArgumentException beyond = assertThrows(IllegalArgumentException.class,
+                () -> pool.release(2L * BLOCK_BYTES, BLOCK_BYTES));
+        assertTrue(beyond.getMessage().contains("[" + 2 * BLOCK_BYTES + ", " + 3 * BLOCK_BYTES + ")"),
+                beyond.getMessage());
+        pool.release(BLOCK_BYTES, BLOCK_BYTES);
+        IllegalArgumentException twice = assertThrows(IllegalArgumentException.class,
+                () -> pool.release(BLOCK_BYTES, BLOCK_BYTES));
+        assertTrue(twice.getMessage().contains("block 1 (bytes [" + BLOCK_BYTES + ", " + 2 * BLOCK_BYTES + "))"),
+                twice.getMessage());
+        assertEquals(BLOCK_BYTES, pool.inUseBytes());
+        pool.close();
+    }
+
+    @Test
+    void aDeadlineThatIsNowNeitherWaitsNorLoops() {
+        AtomicLong now = new AtomicLong(NOW);
+        StagingPool pool = pool(1, new CountingMemory(), now::get);
+        assertEquals(0, pool.reserve(BLOCK_BYTES, -1, NOW));
+        assertEquals(NO_EXTENT, pool.reserve(BLOCK_BYTES, -1, NOW));
+        assertEquals(0, pool.waits(), "a deadline that is now is not waited for");
+        assertEquals(1, pool.timeouts());
+        pool.close();
+    }
+
+    @Test
+    void anInterruptedReservationGivesUpKeepingTheInterrupt() {
+        StagingPool pool = pool(1, new CountingMemory(), System::nanoTime);
+        assertEquals(0, pool.reserve(BLOCK_BYTES, -1, System.nanoTime()));
+        Thread.currentThread().interrupt();
+        try {
+            assertEquals(NO_EXTENT, pool.reserve(BLOCK_BYTES, -1, System.nanoTime() + TimeUnit.DAYS.toNanos(1)));
+            assertTrue(Thread.currentThread().isInterrupted(), "the interrupt is kept for the caller");
+        } finally {
+            Thread.interrupted();
+        }
+        assertEquals(1, pool.waits());
+        assertEquals(1, pool.timeouts());
+        assertEquals(BLOCK_BYTES, pool.inUseBytes());
+        pool.close();
+    }
+
+    @Test
+    void theProcessWideStagingFigureFollowsAllocationAndClose() {
+        long before = ServerMemory.stagingBytes();
+        StagingPool pool = pool(3, new CountingMemory(), STOPPED);
+        assertEquals(before, ServerMemory.stagingBytes(), "nothing allocated yet");
+        pool.release(pool.reserve(BLOCK_BYTES, -1, NOW), BLOCK_BYTES);
+        assertEquals(before + 3L * BLOCK_BYTES, ServerMemory.stagingBytes());
+        pool.close();
+        assertEquals(before, ServerMemory.stagingBytes());
+    }
+
+    @Test
+    void observersDoNotKeepThePoolLockedAndAFreshPoolIsNotPinned() throws Exception {
+        StagingPool pool = pool(1, new CountingMemory(), STOPPED);
+        assertFalse(pool.pinned());
+        pool.highWaterBytes();
+        pool.pinned();
+        pool.budgetBytes();
+        pool.pin();
+        AtomicLong reserved = new AtomicLong(-2);
+        Thread other = Thread.ofPlatform().start(() -> reserved.set(pool.reserve(BLOCK_BYTES, -1, NOW)));
+        other.join(TimeUnit.MINUTES.toMillis(1));
+        assertFalse(other.isAlive(), "another thread could not take the pool's lock");
+        assertEquals(0, reserved.get());
+        assertTrue(pool.pinned());
+    }
+
+    @Test
+    void offHeapMemoryIsFreedOnceAndViewsOfItDieWithIt() {
+        StagingPool.Memory memory = StagingPool.Memory.offHeap();
+        memory.free();
+        MemorySegment segment = memory.allocate(BLOCK_BYTES);
+        assertEquals(0, segment.address() % BLOCK_BYTES, "aligned to a block");
+        segment.set(ValueLayout.JAVA_BYTE, 0, (byte) 1);
+        memory.free();
+        assertThrows(IllegalStateException.class, () -> segment.get(ValueLayout.JAVA_BYTE, 0),
+                "the memory was freed");
+        memory.free();
+    }
 }

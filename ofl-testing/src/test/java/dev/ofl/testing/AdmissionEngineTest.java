@@ -1,0 +1,513 @@
+package dev.ofl.testing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.ofl.api.ClientConfig;
+import dev.ofl.api.Completion;
+import dev.ofl.api.Limits;
+import dev.ofl.api.Ofl;
+import dev.ofl.api.OflClient;
+import dev.ofl.api.OflConnectionException;
+import dev.ofl.api.OflRefusedException;
+import dev.ofl.api.OflServer;
+import dev.ofl.api.OflStatus;
+import dev.ofl.api.RefusalCode;
+import dev.ofl.api.Region;
+import dev.ofl.api.ResponseRanges;
+import dev.ofl.api.ServerConfig;
+import dev.ofl.api.spi.BootstrapServer;
+import dev.ofl.api.wire.Bootstrap;
+import dev.ofl.api.wire.ProtocolException;
+import dev.ofl.api.wire.TransportKind;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The listener's admission rules ({@code Admission} and the caps of {@code BootstrapServer}) over
+ * the fake backend, with raw sockets from several loopback source addresses and an injected
+ * server clock, so that no assertion depends on how fast the machine is: the pending-handshake
+ * caps and the reason each refusal names, a HELLO arriving in pieces, a client that leaves
+ * mid-HELLO, the bootstrap deadline, refusals beyond what may linger, the answer to handshakes
+ * pending when the server closes, the connection caps before any HELLO, and the unused and idle
+ * connections that give their place back.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class AdmissionEngineTest {
+    private static final Limits LIMITS = new Limits(256, 1024, 2, 2);
+    private static final int WAIT_MS = 20_000;
+    private static final AtomicInteger SERVICES = new AtomicInteger();
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    /** The server's clock: real time plus what a test adds, or a fixed time while frozen. */
+    private final AtomicLong offsetNs = new AtomicLong();
+    private final AtomicBoolean frozen = new AtomicBoolean();
+    private volatile long frozenAtNs;
+    private Arena arena;
+    private String service;
+
+    @BeforeEach
+    void setUp() {
+        service = "admission-engine-" + SERVICES.incrementAndGet();
+        arena = Arena.ofShared();
+    }
+
+    @AfterEach
+    void closeEverything() throws Exception {
+        frozen.set(false);
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
+        arena.close();
+    }
+
+    private long now() {
+        return frozen.get() ? frozenAtNs : System.nanoTime() + offsetNs.get();
+    }
+
+    private void freeze() {
+        frozenAtNs = now();
+        frozen.set(true);
+    }
+
+    private OflServer serve(Consumer<ServerConfig.Builder> settings) {
+        ServerConfig.Builder builder = ServerConfig.builder()
+                .backend(FakeBackend.NAME)
+                .bind(new InetSocketAddress(address(1), 0))
+                .serviceName(service)
+                .limits(LIMITS)
+                .bootstrapTimeout(Duration.ofSeconds(30))
+                .clock(this::now);
+        settings.accept(builder);
+        OflServer server = Ofl.serve(builder.build(), (request, response) -> {
+            response.write(request.payload());
+            return 0;
+        });
+        resources.add(server);
+        return server;
+    }
+
+    private OflClient connect(OflServer server, InetAddress from) {
+        OflClient client = Ofl.connect(ClientConfig.builder()
+                .backend(FakeBackend.NAME)
+                .server(server.localAddress())
+                .localAddress(from)
+                .serviceName(service)
+                .limits(LIMITS)
+                .connectTimeout(Duration.ofMillis(WAIT_MS))
+                .build());
+        resources.add(client);
+        return client;
+    }
+
+    /** One echo call, checking the byte that came back. */
+    private void assertEcho(OflClient client, int round) {
+        MemorySegment memory = arena.allocate(64);
+        Region region = client.registerRegion(memory);
+        client.requestPayload().set(ValueLayout.JAVA_BYTE, 0, (byte) round);
+        Completion completion = new Completion();
+        assertEquals(OflStatus.OK, client.call(1, round, 1, new ResponseRanges().add(region, 0, 64),
+                TimeUnit.MILLISECONDS.toNanos(WAIT_MS), completion), completion::toString);
+        assertEquals((byte) round, memory.get(ValueLayout.JAVA_BYTE, 0));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Pending handshakes
+
+    /**
+     * Two places per address and three in all: a third silent socket from one address is refused
+     * at once naming the address's limit; a socket beyond the total takes the oldest one's place,
+     * which is refused naming the total; the newcomer's HELLO is then read and decided on, and its
+     * place given back.
+     */
+    @Test
+    void pendingPlacesAreCappedPerAddressAndTheOldestGivesWayBeyondTheTotal() throws Exception {
+        OflServer server = serve(b -> b.maxPendingPerAddress(2).maxPendingHandshakes(3));
+        Socket oldest = raw(server, address(2));
+        Socket second = raw(server, address(2));
+        awaitTrue(() -> pending(server) == 2, () -> "pending handshakes: " + pending(server));
+
+        try (Socket third = raw(server, address(2))) {
+            Bootstrap.Endpoint busy = welcome(readUntilClosed(third));
+            assertEquals(RefusalCode.SERVER_BUSY, busy.status());
+            assertTrue(busy.text().contains("2 handshakes from 127.0.0.2 are pending"), busy.text());
+            assertEquals(service, busy.serviceName());
+            assertEquals(LIMITS, busy.limits(), "a refusal carries the server's maxima");
+        }
+        assertEquals(2, pending(server), "a refused socket takes no place");
+        assertEquals(1, server.statistics().connectionsRefused());
+
+        Socket other = raw(server, address(3));
+        awaitTrue(() -> pending(server) == 3, () -> "pending handshakes: " + pending(server));
+        Socket newcomer = raw(server, address(4));
+        Bootstrap.Endpoint displaced = welcome(readUntilClosed(oldest));
+        assertEquals(RefusalCode.SERVER_BUSY, displaced.status());
+        assertTrue(displaced.text().contains("3 handshakes are pending")
+                && displaced.text().contains("this one was the oldest"), displaced.text());
+        awaitTrue(() -> server.statistics().connectionsRefused() == 2, () -> server.statistics().toString());
+        assertEquals(3, pending(server), "the newcomer took the oldest one's place");
+
+        // The newcomer's HELLO is read and decided on: TCP on an in-process server is refused.
+        newcomer.getOutputStream().write(hello(TransportKind.TCP));
+        assertEquals(RefusalCode.TRANSPORT_MISMATCH, welcome(readUntilClosed(newcomer)).status());
+        awaitTrue(() -> pending(server) == 2, () -> "pending handshakes: " + pending(server));
+        for (Socket socket : List.of(oldest, second, other, newcomer)) {
+            socket.close();
+        }
+        awaitTrue(() -> pending(server) == 0, () -> "pending handshakes: " + pending(server));
+        assertEquals(0, server.connectionCount());
+    }
+
+    /** A HELLO that trickles in, frame and body each in two writes, is put together and decided on whole. */
+    @Test
+    void aHelloArrivingInPiecesIsDecidedOnWhole() throws Exception {
+        OflServer server = serve(b -> { });
+        byte[] hello = hello(TransportKind.TCP);
+        int[] cuts = {0, 7, Bootstrap.FRAME_LENGTH, Bootstrap.FRAME_LENGTH + 9, hello.length};
+        try (Socket socket = raw(server, address(2))) {
+            OutputStream out = socket.getOutputStream();
+            for (int i = 0; i + 1 < cuts.length; i++) {
+                out.write(Arrays.copyOfRange(hello, cuts[i], cuts[i + 1]));
+                out.flush();
+                awaitTrue(() -> pending(server) == 1, () -> "pending handshakes: " + pending(server));
+            }
+            Bootstrap.Endpoint answer = welcome(readUntilClosed(socket));
+            assertEquals(RefusalCode.TRANSPORT_MISMATCH, answer.status(), answer::text);
+        }
+        awaitTrue(() -> pending(server) == 0, () -> "pending handshakes: " + pending(server));
+        assertEquals(1, server.statistics().connectionsRefused());
+        assertEquals(0, server.statistics().protocolViolations());
+    }
+
+    /** A frame announcing an empty body is handed to the decision at once, which refuses it as malformed. */
+    @Test
+    void aFrameAnnouncingNoBodyIsRefusedAsMalformed() throws Exception {
+        OflServer server = serve(b -> { });
+        byte[] frame = Arrays.copyOf(hello(TransportKind.IN_PROCESS), Bootstrap.FRAME_LENGTH);
+        ByteBuffer.wrap(frame).order(ByteOrder.LITTLE_ENDIAN).putInt(Bootstrap.FRAME_BODY_LENGTH_OFFSET, 0);
+        try (Socket socket = raw(server, address(2))) {
+            socket.getOutputStream().write(frame);
+            Bootstrap.Endpoint answer = welcome(readUntilClosed(socket));
+            assertEquals(RefusalCode.MALFORMED, answer.status(), answer::text);
+        }
+        awaitTrue(() -> server.statistics().protocolViolations() == 1, () -> server.statistics().toString());
+        awaitTrue(() -> pending(server) == 0, () -> "pending handshakes: " + pending(server));
+    }
+
+    /** A client that leaves in the middle of its HELLO gives its place back, unanswered and uncounted. */
+    @Test
+    void aClientLeavingMidHelloGivesItsPlaceBack() throws Exception {
+        OflServer server = serve(b -> b.maxPendingPerAddress(1));
+        try (Socket leaving = raw(server, address(2))) {
+            leaving.getOutputStream().write(Arrays.copyOf(hello(TransportKind.IN_PROCESS), 20));
+            awaitTrue(() -> pending(server) == 1, () -> "pending handshakes: " + pending(server));
+        }
+        awaitTrue(() -> pending(server) == 0, () -> "pending handshakes: " + pending(server));
+        assertEquals(0, server.statistics().connectionsRefused(), "nobody was answered");
+        // The address's one place is free again: a client from it gets in.
+        assertEcho(connect(server, address(2)), 4);
+    }
+
+    /**
+     * A HELLO not whole by the bootstrap deadline (injected clock) closes the socket unanswered;
+     * before the deadline it keeps its place.
+     */
+    @Test
+    void aHelloNotWholeByTheDeadlineIsDroppedUnanswered() throws Exception {
+        OflServer server = serve(b -> b.bootstrapTimeout(Duration.ofSeconds(10)));
+        try (Socket trickling = raw(server, address(2)); Socket silent = raw(server, address(3))) {
+            trickling.getOutputStream().write(Arrays.copyOf(hello(TransportKind.IN_PROCESS), 20));
+            awaitTrue(() -> pending(server) == 2, () -> "pending handshakes: " + pending(server));
+            offsetNs.addAndGet(TimeUnit.SECONDS.toNanos(11));
+            assertEquals(0, readUntilClosed(trickling).length, "a server must not answer a HELLO it never got");
+            assertEquals(0, readUntilClosed(silent).length, "a server must not answer a HELLO it never got");
+        }
+        awaitTrue(() -> pending(server) == 0, () -> "pending handshakes: " + pending(server));
+        assertEquals(0, server.statistics().connectionsRefused());
+        assertEcho(connect(server, address(2)), 5);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Refusals
+
+    /**
+     * With the clock frozen a lingering refusal stays open until its peer leaves, taking what the
+     * peer sends. One refusal may linger here, so a second one beyond it is closed as soon as its
+     * answer is written: its peer reads the whole answer, and what it sends afterwards is refused.
+     */
+    @Test
+    void refusalsBeyondWhatMayLingerAreClosedOnceAnswered() throws Exception {
+        OflServer server = serve(b -> b.maxConnections(1).maxPendingHandshakes(1));
+        assertEcho(connect(server, address(1)), 1);
+        freeze();
+        Socket lingering = raw(server, address(2));
+        Bootstrap.Endpoint first = welcome(readUntilClosed(lingering));
+        assertEquals(RefusalCode.SERVER_BUSY, first.status());
+        assertTrue(first.text().contains("cap of 1 connections"), first.text());
+        try (Socket closedAtOnce = raw(server, address(3))) {
+            Bootstrap.Endpoint second = welcome(readUntilClosed(closedAtOnce));
+            assertEquals(RefusalCode.SERVER_BUSY, second.status());
+            assertTrue(sendingFails(closedAtOnce), "a refusal beyond what may linger was kept open");
+        }
+        assertFalse(sendingFails(lingering), "the lingering refusal stopped reading while the clock stood still");
+        assertEquals(2, server.statistics().connectionsRefused());
+        // The lingering refusal ends when its peer leaves, however still the clock stands.
+        lingering.close();
+        frozen.set(false);
+        assertEquals(1, server.connectionCount());
+    }
+
+    /** Whether the peer closed: writing 16 MiB to it fails (a lingering refusal reads and discards them). */
+    private static boolean sendingFails(Socket socket) {
+        byte[] chunk = new byte[64 << 10];
+        try {
+            for (int i = 0; i < 256; i++) {
+                socket.getOutputStream().write(chunk);
+            }
+            return false;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    /** A refused socket that keeps sending is closed at the end of the linger, on the server's clock. */
+    @Test
+    void aRefusedSocketThatKeepsSendingIsClosedAfterTheLinger() throws Exception {
+        OflServer server = serve(b -> b.maxConnections(1));
+        assertEcho(connect(server, address(1)), 1);
+        try (Socket socket = raw(server, address(2))) {
+            Thread sender = Thread.ofPlatform().daemon().start(() -> {
+                try {
+                    byte[] garbage = new byte[1024];
+                    while (true) {
+                        socket.getOutputStream().write(garbage);
+                    }
+                } catch (IOException closed) {
+                    // The server closed the connection: what this test waits for.
+                }
+            });
+            assertEquals(RefusalCode.SERVER_BUSY, readWelcome(socket).status());
+            offsetNs.addAndGet(TimeUnit.SECONDS.toNanos(1));
+            sender.join(WAIT_MS);
+            assertFalse(sender.isAlive(), "the server still takes bytes from a refused client");
+        }
+    }
+
+    /**
+     * Handshakes pending when the server closes, whether their HELLO began to arrive or not, are
+     * answered SHUTTING_DOWN rather than cut off.
+     */
+    @Test
+    void handshakesPendingAtCloseAreToldTheServerIsShuttingDown() throws Exception {
+        OflServer server = serve(b -> { });
+        try (Socket silent = raw(server, address(2)); Socket partial = raw(server, address(3))) {
+            partial.getOutputStream().write(Arrays.copyOf(hello(TransportKind.IN_PROCESS), 30));
+            awaitTrue(() -> pending(server) == 2, () -> "pending handshakes: " + pending(server));
+            Thread closer = Thread.ofPlatform().start(server::close);
+            for (Socket socket : List.of(silent, partial)) {
+                Bootstrap.Endpoint answer = readWelcome(socket);
+                assertEquals(RefusalCode.SHUTTING_DOWN, answer.status(), answer::text);
+                assertTrue(answer.text().contains("shutting down"), answer.text());
+            }
+            closer.join(WAIT_MS);
+            assertFalse(closer.isAlive());
+        }
+        assertEquals(2, server.statistics().connectionsRefused());
+        assertEquals(0, pending(server));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Connection caps
+
+    /**
+     * At the per-address cap a socket from that address is refused before it sends anything,
+     * naming the address; a socket from another address is let send its HELLO.
+     */
+    @Test
+    void thePerAddressCapRefusesBeforeAnyHelloOnlyThatAddress() throws Exception {
+        OflServer server = serve(b -> b.maxConnectionsPerAddress(1));
+        assertEcho(connect(server, address(2)), 1);
+        try (Socket same = raw(server, address(2))) {
+            Bootstrap.Endpoint busy = welcome(readUntilClosed(same));
+            assertEquals(RefusalCode.SERVER_BUSY, busy.status());
+            assertTrue(busy.text().contains("cap of 1 connections from 127.0.0.2"), busy.text());
+        }
+        try (Socket other = raw(server, address(3))) {
+            awaitTrue(() -> pending(server) == 1, () -> "pending handshakes: " + pending(server));
+            other.getOutputStream().write(hello(TransportKind.TCP));
+            assertEquals(RefusalCode.TRANSPORT_MISMATCH, welcome(readUntilClosed(other)).status());
+        }
+        assertEcho(connect(server, address(3)), 2);
+        assertEquals(2, server.connectionCount());
+        OflRefusedException refused = assertThrows(OflRefusedException.class, () -> connect(server, address(3)));
+        assertEquals(RefusalCode.SERVER_BUSY, refused.code());
+    }
+
+    /**
+     * The per-address cap is never above the total cap: with one connection allowed in all, a
+     * second from the same address is refused naming the address's cap of one.
+     */
+    @Test
+    void thePerAddressCapIsBoundedByTheTotal() throws Exception {
+        OflServer server = serve(b -> b.maxConnections(1).maxConnectionsPerAddress(5));
+        assertEcho(connect(server, address(2)), 1);
+        try (Socket same = raw(server, address(2))) {
+            Bootstrap.Endpoint busy = welcome(readUntilClosed(same));
+            assertEquals(RefusalCode.SERVER_BUSY, busy.status());
+            assertTrue(busy.text().contains("cap of 1 connections"), busy.text());
+        }
+    }
+
+    /**
+     * At the connection cap, a connection that sent no request for the bootstrap timeout gives its
+     * place to a new client; within that grace, or once it asked, it keeps it.
+     */
+    @Test
+    void anUnusedConnectionGivesItsPlaceToANewClientAfterTheGrace() {
+        OflServer server = serve(b -> b.maxConnections(2).bootstrapTimeout(Duration.ofSeconds(10)));
+        OflClient asking = connect(server, address(2));
+        assertEcho(asking, 1);
+        OflClient unused = connect(server, address(3));
+        assertEquals(2, server.connectionCount());
+
+        OflRefusedException early = assertThrows(OflRefusedException.class, () -> connect(server, address(4)));
+        assertEquals(RefusalCode.SERVER_BUSY, early.code(), "within the grace period the cap holds");
+
+        offsetNs.addAndGet(TimeUnit.SECONDS.toNanos(11));
+        OflClient fresh = connect(server, address(4));
+        assertEcho(fresh, 2);
+        awaitTrue(unused::isBroken, () -> "the unused connection was not closed");
+        assertEcho(asking, 3);
+        assertEquals(2, server.connectionCount());
+
+        offsetNs.addAndGet(TimeUnit.SECONDS.toNanos(11));
+        OflRefusedException full = assertThrows(OflRefusedException.class, () -> connect(server, address(5)));
+        assertEquals(RefusalCode.SERVER_BUSY, full.code(), "every connection asked: nobody gives way");
+        assertFalse(asking.isBroken());
+        assertFalse(fresh.isBroken());
+    }
+
+    /**
+     * A connection with no request for the idle timeout (injected clock) is closed; the call after
+     * it fails with a broken connection, and reconnect() serves again.
+     */
+    @Test
+    void anIdleConnectionIsClosedAndTheClientReconnects() {
+        OflServer server = serve(b -> b.idleTimeout(Duration.ofSeconds(10)));
+        OflClient client = connect(server, address(2));
+        assertEcho(client, 1);
+        // Each look advances the server's clock a second: the listener closes it after ten quiet ones.
+        awaitTrue(() -> {
+            offsetNs.addAndGet(TimeUnit.SECONDS.toNanos(1));
+            return server.connectionCount() == 0;
+        }, () -> "connections: " + server.connectionCount());
+        long requests = server.statistics().requests();
+        assertThrows(OflConnectionException.class, () -> assertEcho(client, 2));
+        assertTrue(client.isBroken());
+        assertEquals(requests, server.statistics().requests(), "the call after the idle close was not handled");
+        client.reconnect();
+        assertEcho(client, 3);
+        assertEquals(1, server.connectionCount());
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    private static int pending(OflServer server) {
+        return ((BootstrapServer) server).pendingHandshakes();
+    }
+
+    private static InetAddress address(int last) {
+        return new InetSocketAddress("127.0.0." + last, 0).getAddress();
+    }
+
+    private Socket raw(OflServer server, InetAddress from) throws IOException {
+        Socket socket = new Socket();
+        resources.add(socket);
+        socket.bind(new InetSocketAddress(from, 0));
+        socket.connect(server.localAddress(), WAIT_MS);
+        socket.setSoTimeout(WAIT_MS);
+        return socket;
+    }
+
+    private byte[] hello(int transport) {
+        return Bootstrap.encode(Bootstrap.HELLO, new Bootstrap.Endpoint(RefusalCode.ACCEPTED, transport, service,
+                LIMITS, 0, 0, null, 0, 0, 0, "", null));
+    }
+
+    private static Bootstrap.Endpoint readWelcome(Socket socket) throws IOException, ProtocolException {
+        InputStream in = socket.getInputStream();
+        byte[] frame = in.readNBytes(Bootstrap.FRAME_LENGTH);
+        byte[] body = in.readNBytes(Bootstrap.decodeFrame(frame, Bootstrap.WELCOME).bodyLength());
+        return Bootstrap.decodeBody(body);
+    }
+
+    private static Bootstrap.Endpoint welcome(byte[] message) {
+        try {
+            Bootstrap.Frame frame = Bootstrap.decodeFrame(Arrays.copyOf(message, Bootstrap.FRAME_LENGTH),
+                    Bootstrap.WELCOME);
+            assertEquals(Bootstrap.FRAME_LENGTH + frame.bodyLength(), message.length, "WELCOME length");
+            return Bootstrap.decodeBody(Arrays.copyOfRange(message, Bootstrap.FRAME_LENGTH, message.length));
+        } catch (ProtocolException e) {
+            throw new AssertionError("malformed WELCOME (" + message.length + " bytes): " + e.getMessage(), e);
+        }
+    }
+
+    /** Reads until the peer closes (end of stream or reset); a read that times out fails the test. */
+    private static byte[] readUntilClosed(Socket socket) throws IOException {
+        ByteArrayOutputStream received = new ByteArrayOutputStream();
+        InputStream in = socket.getInputStream();
+        byte[] buffer = new byte[4096];
+        try {
+            for (int n; (n = in.read(buffer)) >= 0; ) {
+                received.write(buffer, 0, n);
+            }
+        } catch (SocketTimeoutException e) {
+            fail("the server kept the connection open for " + WAIT_MS + " ms after sending " + received.size()
+                    + " bytes");
+        } catch (SocketException reset) {
+            // Closed all the same.
+        }
+        return received.toByteArray();
+    }
+
+    private static void awaitTrue(BooleanSupplier condition, Supplier<String> message) {
+        long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadlineNs >= 0) {
+                fail(message.get());
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+        }
+    }
+}
