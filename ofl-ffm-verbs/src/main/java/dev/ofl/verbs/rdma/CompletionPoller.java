@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  */
 final class CompletionPoller {
     private static final Logger LOG = LoggerFactory.getLogger(CompletionPoller.class);
-    private static final CompletionPoller SHARED = new CompletionPoller();
+    private static final CompletionPoller SHARED = new CompletionPoller(CompletionPoller.MAX_PARK_NS);
 
     // The constants and the event layout are package-visible for EpollLayoutTest, which compares
     // them with <sys/epoll.h> and <fcntl.h> compiled for each architecture.
@@ -102,8 +102,11 @@ final class CompletionPoller {
     private int epollFd = -1;
     /** False once the poller thread has ended: parks then bound themselves. */
     private volatile boolean polling = true;
+    /** {@link #MAX_PARK_NS} for the process's poller; tests make pollers of their own with other periods. */
+    private final long sweepNs;
 
-    private CompletionPoller() {
+    CompletionPoller(long sweepNs) {
+        this.sweepNs = sweepNs;
     }
 
     /**
@@ -172,6 +175,26 @@ final class CompletionPoller {
         }
     }
 
+    /**
+     * Whether the poller thread still runs (it has not started, or has not ended); for tests.
+     *
+     * @return false once the thread has ended
+     */
+    boolean polling() {
+        return polling;
+    }
+
+    /**
+     * The epoll descriptor, or -1 before the first registration; for tests.
+     *
+     * @return the descriptor
+     */
+    int epollDescriptor() {
+        synchronized (lock) {
+            return epollFd;
+        }
+    }
+
     private int epoll() throws IOException {
         synchronized (lock) {
             if (epollFd >= 0) {
@@ -214,11 +237,11 @@ final class CompletionPoller {
         long sweptNs = System.nanoTime();
         while (true) {
             long nowNs = System.nanoTime();
-            if (nowNs - sweptNs >= MAX_PARK_NS) {
+            if (nowNs - sweptNs >= sweepNs) {
                 sweptNs = nowNs;
                 wakeAll();
             }
-            if (!waitOnce(epoll, events, state, (int) ((MAX_PARK_NS - (nowNs - sweptNs)) / 1_000_000) + 1)) {
+            if (!waitOnce(epoll, events, state, (int) ((sweepNs - (nowNs - sweptNs)) / 1_000_000) + 1)) {
                 return;
             }
         }
@@ -351,7 +374,7 @@ final class CompletionPoller {
             if (remainingNs == Long.MAX_VALUE && poller.polling) {
                 LockSupport.park();
             } else if (remainingNs > 0) {
-                LockSupport.parkNanos(Math.min(remainingNs, MAX_PARK_NS));
+                LockSupport.parkNanos(Math.min(remainingNs, poller.sweepNs));
             }
         }
 

@@ -92,6 +92,8 @@ final class RdmaServerTransport implements ServerTransport {
     private volatile Thread owner;
     /** The completion channel's place in the process's poller; BLOCKING mode, from {@link #start()}. */
     private CompletionPoller.Registration events;
+    /** The process's poller; tests give one of their own. */
+    private final CompletionPoller poller;
     private boolean interruptReported;
     /** BLOCKING mode: how long to keep polling before parking ({@code rdma.blockingSpinMicros}). */
     private final long spinNs;
@@ -152,6 +154,12 @@ final class RdmaServerTransport implements ServerTransport {
 
     RdmaServerTransport(RdmaDevice device, RdmaSettings settings, ServerConfig config, SocketChannel channel,
             StagingPool pool, RegisteredStaging poolMemory) {
+        this(device, settings, config, channel, pool, poolMemory, CompletionPoller.shared());
+    }
+
+    RdmaServerTransport(RdmaDevice device, RdmaSettings settings, ServerConfig config, SocketChannel channel,
+            StagingPool pool, RegisteredStaging poolMemory, CompletionPoller poller) {
+        this.poller = poller;
         this.device = device;
         this.pool = pool;
         this.poolMemory = poolMemory;
@@ -252,7 +260,7 @@ final class RdmaServerTransport implements ServerTransport {
     @Override
     public void start() throws IOException {
         if (config.waitMode() == WaitMode.BLOCKING) {
-            events = CompletionPoller.shared().register(link.channel.fileDescriptor());
+            events = poller.register(link.channel.fileDescriptor());
         }
         LivenessWatcher.shared().watch(channel, reason -> {
             peerLossNs = config.clock().nanoTime();

@@ -123,6 +123,67 @@ class RdmaPayloadReadTest {
         }
     }
 
+    /**
+     * A payload read by descriptor keeps every range of its request: the echo is scattered over
+     * four ranges, in an order that is not the memory's, and each lands where its range says.
+     */
+    @Test
+    void aReadPayloadsResponseFollowsEveryOneOfItsRanges() {
+        Limits limits = new Limits(64 << 10, 64 << 10, 4, 2);
+        try (OflServer server = serve(server(limits).build(), new CountDownLatch(0), new CountDownLatch(0));
+                Arena arena = Arena.ofShared(); OflClient client = connect(server, limits)) {
+            int length = 4 * 4096;
+            assertTrue(length > RdmaSettings.DEFAULT_INLINE_REQUEST_BYTES, "the payload goes by descriptor");
+            MemorySegment memory = arena.allocate(5 * 4096L, 4096);
+            Region region = client.registerRegion(memory);
+            for (int seed = 1; seed <= 2; seed++) {
+                MemorySegment payload = client.requestPayload();
+                for (int i = 0; i < length; i++) {
+                    payload.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 3 + seed + (i >>> 12)));
+                }
+                memory.fill((byte) 0x5A);
+                // Quarter q of the response goes to page order[q] of the memory; page 4 stays untouched.
+                int[] order = {3, 0, 2, 1};
+                ResponseRanges ranges = new ResponseRanges();
+                for (int page : order) {
+                    ranges.add(region, page * 4096L, 4096);
+                }
+                Completion completion = new Completion();
+                assertEquals(OflStatus.OK, client.call(OP_ECHO, 0, length, ranges, TestEnvironment.nanos(20),
+                        completion), completion::toString);
+                for (int q = 0; q < order.length; q++) {
+                    for (int i = 0; i < 4096; i++) {
+                        int at = q * 4096 + i;
+                        if (memory.get(ValueLayout.JAVA_BYTE, order[q] * 4096L + i)
+                                != (byte) (at * 3 + seed + (at >>> 12))) {
+                            fail("seed " + seed + ": byte " + at + " of the echo is not at its range");
+                        }
+                    }
+                }
+                for (long i = 4 * 4096L; i < 5 * 4096L; i++) {
+                    assertEquals((byte) 0x5A, memory.get(ValueLayout.JAVA_BYTE, i), "outside every range");
+                }
+            }
+            assertEquals(0, server.statistics().protocolViolations());
+        }
+    }
+
+    /** A payload read by descriptor with no response range at all: its announcement is the shortest one. */
+    @Test
+    void aReadPayloadWithoutResponseRangesIsServed() {
+        Limits limits = new Limits(64 << 10, 64 << 10, 4, 2);
+        try (OflServer server = serve(server(limits).build(), new CountDownLatch(0), new CountDownLatch(0));
+                OflClient client = connect(server, limits)) {
+            Completion completion = new Completion();
+            for (int round = 0; round < 2; round++) {
+                assertEquals(OflStatus.OK, client.call(OP_HOLD, 0, 3 * 4096, new ResponseRanges(),
+                        TestEnvironment.nanos(20), completion), completion::toString);
+                assertEquals(0, completion.responseLength());
+            }
+            assertEquals(0, server.statistics().protocolViolations());
+        }
+    }
+
     @Test
     void aConnectionThatSendsNothingCommitsAtMost64KiB() {
         Limits limits = Limits.CLIENT_DEFAULTS;
@@ -276,6 +337,9 @@ class RdmaPayloadReadTest {
                                 p.send.address() + 64, payload - 1, p.sendMr.rkey()))),
                 // By descriptor, though small enough to go inline.
                 Arguments.of("payload length", (Violation) p -> announced(p, 100, () -> { })),
+                // By descriptor at exactly the inline limit, which still goes inline.
+                Arguments.of("payload length", (Violation) p -> announced(p,
+                        RdmaSettings.DEFAULT_INLINE_REQUEST_BYTES, () -> { })),
                 // Inline, though above the limit (it still fits the slot's slack for ranges).
                 Arguments.of("payload length", (Violation) p -> new long[] {0, request(p, 4100)}));
     }

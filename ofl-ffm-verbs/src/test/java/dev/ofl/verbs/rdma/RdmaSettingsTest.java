@@ -46,6 +46,16 @@ class RdmaSettingsTest {
     }
 
     @Test
+    void retryExhaustionIsTheSpecificationsTimerForEveryTry() {
+        // 4.096 us x 2^timeout per try, retryCount + 1 tries: the bound a server waits on a lost peer.
+        assertEquals(4096L * (1L << 14) * 7, RdmaSettings.from(Map.of()).retryExhaustionNs());
+        assertEquals(4096L * 2, RdmaSettings.from(Map.of(RdmaSettings.TIMEOUT, "1", RdmaSettings.RETRY_COUNT, "0"))
+                .retryExhaustionNs());
+        assertEquals(4096L * (1L << 31) * 4, RdmaSettings.from(Map.of(RdmaSettings.TIMEOUT, "31",
+                RdmaSettings.RETRY_COUNT, "3")).retryExhaustionNs());
+    }
+
+    @Test
     void refusesRetryCountSevenSayingWhyAndWhatToUse() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> RdmaSettings.from(Map.of(RdmaSettings.RETRY_COUNT, "7")));

@@ -92,6 +92,37 @@ class RdmaTeardownCountsTest {
         }
     }
 
+    /**
+     * A client that reconnects again and again holds one connection: each reconnect closes the
+     * old bootstrap socket (the server ends its side) and destroys the old queue pair, its queue
+     * and its registrations, not only when the client closes.
+     */
+    @Test
+    void reconnectsReleaseTheOldConnectionEachTime() throws Throwable {
+        MethodHandle live = liveObjects();
+        ServerConfig config = ServerConfig.builder().backend(RdmaBackend.NAME)
+                .bind(new InetSocketAddress("127.0.0.1", 0)).serviceName("reconnect").build();
+        try (OflServer server = Ofl.serve(config, (request, response) -> 0)) {
+            ClientConfig clientConfig = ClientConfig.builder().backend(RdmaBackend.NAME)
+                    .server(server.localAddress()).serviceName("reconnect").build();
+            Ofl.connect(clientConfig).close();
+            Conditions.await(() -> server.connectionCount() == 0, "the first connection to end");
+            long[] before = counts(live);
+            try (OflClient client = Ofl.connect(clientConfig); Arena arena = Arena.ofShared()) {
+                client.registerRegion(arena.allocate(4096, 4096));
+                for (int i = 0; i < 10; i++) {
+                    client.reconnect();
+                }
+                Conditions.await(() -> server.connectionCount() == 1, "the server to end every replaced connection");
+                long[] during = counts(live);
+                assertEquals(before[4] + 2, during[4], "live QPs: the client's current one and the server's");
+                assertEquals(before[2] + 2, during[2], "live CQs: the client's current one and the server's");
+            }
+            Conditions.await(() -> server.connectionCount() == 0, "the last connection to end");
+            Conditions.await(() -> Arrays.equals(before, countsUnchecked(live)), "the verbs objects alive");
+        }
+    }
+
     @SuppressWarnings("restricted")
     private static MethodHandle liveObjects() {
         SymbolLookup lookup = SymbolLookup.libraryLookup(Path.of(VerbsLibrary.configuredLibrary()), Arena.global());

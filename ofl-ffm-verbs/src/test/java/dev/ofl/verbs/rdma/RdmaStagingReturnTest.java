@@ -1,0 +1,175 @@
+package dev.ofl.verbs.rdma;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ofl.api.ClientConfig;
+import dev.ofl.api.Completion;
+import dev.ofl.api.Limits;
+import dev.ofl.api.Ofl;
+import dev.ofl.api.OflClient;
+import dev.ofl.api.OflHandler;
+import dev.ofl.api.OflServer;
+import dev.ofl.api.OflStatus;
+import dev.ofl.api.Region;
+import dev.ofl.api.ResponseRanges;
+import dev.ofl.api.ServerConfig;
+import dev.ofl.api.spi.BootstrapServer;
+import dev.ofl.api.spi.StagingPool;
+import dev.ofl.conformance.Conditions;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The server's staging comes back whole however a connection ends: a server built as the backend
+ * builds it, but over a {@link StagingPool} the test can watch, answers a client whose queue pair
+ * is already in error with a response of many pieces; every write fails, the failure names the
+ * rejected write, and once the connection is gone no block of the pool is still in use. Then the
+ * server goes on serving. A response its handler finishes while the server closes still reaches
+ * its client before the connection is torn down.
+ */
+@Timeout(120)
+class RdmaStagingReturnTest {
+    private static final String SERVICE = "staging-return";
+    private static final int RESPONSE_BYTES = 1 << 20;
+    private static final int OP_LATE = 2;
+
+    private StagingPool pool;
+
+    private BootstrapServer serve(ServerConfig config, OflHandler handler) {
+        RdmaSettings settings = RdmaSettings.from(config.properties());
+        RdmaDevice device = RdmaDevice.open(config.bind().getAddress(), settings);
+        RegisteredStaging memory = new RegisteredStaging(device);
+        pool = new StagingPool(config.stagingBudgetBytes(), memory, config.clock());
+        return BootstrapServer.start(config, RdmaBackend.NAME, handler,
+                (c, channel, id) -> new RdmaServerTransport(device, settings, c, channel, pool, memory),
+                server -> {
+                    pool.close();
+                    device.close();
+                });
+    }
+
+    @Test
+    void aResponseFinishedWhileTheServerClosesReachesItsClient() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        int bytes = 256 << 10;
+        ServerConfig config = ServerConfig.builder().backend(RdmaBackend.NAME)
+                .bind(new InetSocketAddress(TestEnvironment.address(), 0)).serviceName(SERVICE)
+                .limits(new Limits(64, bytes, 1, 2)).drainTimeout(TestEnvironment.duration(30))
+                .bootstrapTimeout(TestEnvironment.duration(5))
+                .properties(TestEnvironment.rdmaProperties()).build();
+        BootstrapServer server = serve(config, (request, response) -> {
+            entered.countDown();
+            assertTrue(release.await(TestEnvironment.seconds(60), TimeUnit.SECONDS), "never released");
+            for (long at = 0; at < response.capacity(); at++) {
+                response.buffer().set(java.lang.foreign.ValueLayout.JAVA_BYTE, at, (byte) (at * 5 + 1));
+            }
+            response.commit(response.capacity());
+            return 0;
+        });
+        Thread closer = null;
+        try (Arena arena = Arena.ofShared(); OflClient client = Ofl.connect(ClientConfig.builder()
+                .backend(RdmaBackend.NAME).server(server.localAddress()).serviceName(SERVICE)
+                .limits(new Limits(64, bytes, 1, 2)).connectTimeout(TestEnvironment.duration(5))
+                .properties(TestEnvironment.rdmaProperties()).build())) {
+            MemorySegment memory = arena.allocate(bytes, 4096);
+            long ticket = client.submit(1, 0, 0, ResponseRanges.of(client.registerRegion(memory)));
+            assertTrue(entered.await(TestEnvironment.seconds(30), TimeUnit.SECONDS), "the handler never ran");
+            closer = Thread.ofPlatform().start(server::close);
+            Conditions.await(server::closing, "the server to start closing");
+            release.countDown();
+            Completion completion = new Completion();
+            assertEquals(OflStatus.OK, client.await(ticket, client.clock().nanoTime() + TestEnvironment.nanos(30),
+                    completion), completion::toString);
+            assertEquals(bytes, completion.responseLength());
+            for (long at = 0; at < bytes; at++) {
+                if (memory.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at) != (byte) (at * 5 + 1)) {
+                    throw new AssertionError("byte " + at + " of the last response differs");
+                }
+            }
+        } finally {
+            release.countDown();
+            if (closer != null) {
+                closer.join();
+            }
+            server.close();
+        }
+        assertEquals(0, server.statistics().undeliveredResponses());
+    }
+
+    @Test
+    void aResponseToAClientInErrorFailsAndReturnsEveryBlock() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ServerConfig config = ServerConfig.builder().backend(RdmaBackend.NAME)
+                .bind(new InetSocketAddress(TestEnvironment.address(), 0)).serviceName(SERVICE)
+                .limits(new Limits(64, RESPONSE_BYTES, 1, 2))
+                .bootstrapTimeout(TestEnvironment.duration(5))
+                .properties(TestEnvironment.rdmaProperties()).build();
+        PrintStream originalErr = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        String log;
+        try (OflServer server = serve(config, (request, response) -> {
+            if (request.op() == OP_LATE) {
+                entered.countDown();
+                assertTrue(release.await(TestEnvironment.seconds(60), TimeUnit.SECONDS), "never released");
+                // Piece by piece: each commit posts writes and leaves blocks to return after them.
+                long piece = 64 << 10;
+                for (long at = 0; at < response.capacity(); at += piece) {
+                    response.buffer().asSlice(at, piece).fill((byte) 0x11);
+                    response.commit(piece);
+                }
+                return 0;
+            }
+            response.write(request.payload());
+            return 0;
+        }); Arena arena = Arena.ofShared()) {
+            ClientConfig clientConfig = ClientConfig.builder().backend(RdmaBackend.NAME).server(server.localAddress())
+                    .serviceName(SERVICE).limits(new Limits(64, RESPONSE_BYTES, 1, 2))
+                    .connectTimeout(TestEnvironment.duration(5))
+                    .properties(TestEnvironment.rdmaProperties()).build();
+            MemorySegment memory = arena.allocate(RESPONSE_BYTES, 4096);
+            System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            try (OflClient client = Ofl.connect(clientConfig)) {
+                Region region = client.registerRegion(memory);
+                Completion completion = new Completion();
+                long ticket = client.submit(OP_LATE, 0, 0, ResponseRanges.of(region));
+                assertTrue(entered.await(TestEnvironment.seconds(30), TimeUnit.SECONDS), "the handler never ran");
+                // The client gives up: its queue pair goes to ERR, and every later write to it fails.
+                assertEquals(OflStatus.TIMED_OUT, client.await(ticket, client.clock().nanoTime() + 1_000_000L,
+                        completion));
+                release.countDown();
+                Conditions.await(() -> server.statistics().undeliveredResponses() == 1,
+                        "the server to see its response's writes fail");
+                Conditions.await(() -> server.connectionCount() == 0, "the connection to end");
+                Conditions.await(() -> pool.inUseBytes() == 0, "every block of the failed response to return");
+            } finally {
+                System.setErr(originalErr);
+                log = captured.toString(StandardCharsets.UTF_8);
+            }
+            assertTrue(pool.highWaterBytes() >= RESPONSE_BYTES / 2, "the response borrowed its blocks: "
+                    + pool.highWaterBytes());
+            assertTrue(log.contains("broke while a response was being delivered: a response write was not accepted ("),
+                    "the server's log must name the rejected write:\n" + log);
+            // The server goes on: another client is answered.
+            try (OflClient client = Ofl.connect(clientConfig)) {
+                Region region = client.registerRegion(memory);
+                client.requestPayload().set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, 42L);
+                Completion completion = new Completion();
+                assertEquals(OflStatus.OK, client.call(1, 0, 8, new ResponseRanges().add(region, 0, 8),
+                        TestEnvironment.nanos(10), completion), completion::toString);
+                assertEquals(42L, memory.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0));
+            }
+            Conditions.await(() -> pool.inUseBytes() == 0, "the echo's block to return");
+        }
+    }
+}
