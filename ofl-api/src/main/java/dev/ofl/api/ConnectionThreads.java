@@ -16,10 +16,13 @@ public enum ConnectionThreads {
      */
     VIRTUAL,
     /**
-     * A platform thread per connection in every wait mode: a request wakes its connection's thread
-     * directly in the kernel, without a hand-off through the JDK's scheduler, for a lower round trip
-     * and no allocation per request, at the cost of a kernel thread (and its stack) per connection.
-     * Suits the direct-link deployments of a few long-lived clients.
+     * A platform thread per connection in every wait mode, at the cost of a kernel thread (and its
+     * stack) per connection, and per HELLO being decided (at most {@code maxPendingHandshakes} at
+     * once). Over TCP a request wakes the connection's thread directly in the kernel, with no
+     * hand-off through the JDK's poller and scheduler: a lower round trip and no allocation per
+     * request. Over RDMA the process's completion poller still wakes the parked thread, so only
+     * the scheduler's part (and its allocation) is saved. Suits the direct-link deployments of a
+     * few long-lived clients.
      */
     PLATFORM
 }

@@ -42,7 +42,7 @@ import java.util.Objects;
  * <tr><td>stagingTimeout</td><td>1 s</td><td>how long a response waits for staging before it is answered
  * {@code BUSY}</td></tr>
  * <tr><td>connectionThreads</td><td>{@link ConnectionThreads#VIRTUAL}</td><td>in blocking mode, a virtual
- * thread per connection (cheap when idle) or a platform thread (faster wake-ups)</td></tr>
+ * thread per connection (cheap when idle) or a platform thread (over TCP, faster wake-ups)</td></tr>
  * </table>
  *
  * <p>The bootstrap timeout bounds the wait for a client's HELLO (its first byte to its last): a
@@ -411,8 +411,9 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
 
         /**
          * Chooses which kind of thread serves each connection in blocking mode: virtual threads
-         * (the default) make idle connections cheap; platform threads wake faster and allocate
-         * nothing per request. Busy polling always uses platform threads.
+         * (the default) make idle connections cheap; platform threads allocate nothing per request
+         * and, over TCP, wake faster (see {@link ConnectionThreads#PLATFORM}). Busy polling always
+         * uses platform threads.
          *
          * @param connectionThreads virtual or platform
          * @return this builder

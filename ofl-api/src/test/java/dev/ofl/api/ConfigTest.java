@@ -83,6 +83,8 @@ class ConfigTest {
         assertEquals(Duration.ofSeconds(5), config.drainTimeout());
         assertEquals(WaitMode.BLOCKING, config.waitMode());
         assertEquals(ConnectionThreads.VIRTUAL, config.connectionThreads());
+        assertEquals(ConnectionThreads.PLATFORM,
+                server().connectionThreads(ConnectionThreads.PLATFORM).build().connectionThreads());
         assertEquals(Map.of("k", "v"), config.properties(), "properties are copied");
         assertThrows(UnsupportedOperationException.class, () -> config.properties().put("x", "y"));
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.ofl.api.ClientConfig;
 import dev.ofl.api.Completion;
 import dev.ofl.api.ConnectionThreads;
+import dev.ofl.api.IdleStrategy;
 import dev.ofl.api.Ofl;
 import dev.ofl.api.OflClient;
 import dev.ofl.api.OflServer;
@@ -25,7 +26,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * The server runs each connection, and so its handlers, on the kind of thread its configuration
  * names: virtual only in blocking mode with {@link ConnectionThreads#VIRTUAL}, a platform thread
- * otherwise; requests are served alike on both (the blocking-mode spin included).
+ * otherwise; requests are served alike on both.
  */
 class TcpConnectionThreadsTest {
     @ParameterizedTest(name = "{0} {1}: virtual = {2}")
@@ -41,14 +42,14 @@ class TcpConnectionThreadsTest {
         try (Arena arena = Arena.ofConfined();
                 OflServer server = Ofl.serve(ServerConfig.builder().backend(TcpBackend.NAME)
                         .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).serviceName("threads")
-                        .waitMode(waitMode).connectionThreads(threads).build(),
+                        .waitMode(waitMode).idleStrategy(IdleStrategy.YIELD).connectionThreads(threads).build(),
                         (request, response) -> {
                             (Thread.currentThread().isVirtual() ? virtualCalls : platformCalls).incrementAndGet();
                             response.write(request.payload());
                             return 0;
                         });
                 OflClient client = Ofl.connect(ClientConfig.builder().backend(TcpBackend.NAME)
-                        .server(server.localAddress()).serviceName("threads").build())) {
+                        .server(server.localAddress()).serviceName("threads").waitMode(WaitMode.BLOCKING).build())) {
             MemorySegment memory = arena.allocate(8);
             Region region = client.registerRegion(memory);
             for (long i = 1; i <= 4; i++) {

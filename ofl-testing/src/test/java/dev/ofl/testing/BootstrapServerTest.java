@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ofl.api.ClientConfig;
 import dev.ofl.api.Completion;
+import dev.ofl.api.ConnectionThreads;
 import dev.ofl.api.Limits;
 import dev.ofl.api.Ofl;
 import dev.ofl.api.OflClient;
@@ -220,6 +221,20 @@ class BootstrapServerTest {
             client.close();
         }
         assertFalse(server.closing());
+    }
+
+    /** A configuration asking for platform connection threads gets them even from a parking transport. */
+    @Test
+    void platformConnectionThreadsAreHonouredForAParkingTransport() {
+        ServerConfig config = config().connectionThreads(ConnectionThreads.PLATFORM).build();
+        ServerTransport.Factory fake = fake(config);
+        BootstrapServer server = start(config, (c, channel, id) ->
+                new Parking((FakeServerTransport) fake.create(c, channel, id)));
+        OflClient client = connect(server);
+        assertEquals(OflStatus.OK, client.await(submit(client, OP_ECHO, 5), client.clock().nanoTime()
+                + 10 * SECOND_NS, new Completion()));
+        assertEquals(false, handlerOnVirtualThread.get());
+        client.close();
     }
 
     /** The fake transport, saying that it only blocks by parking. */

@@ -218,8 +218,8 @@ public final class BootstrapServer implements OflServer {
 
     /**
      * Takes a socket whose whole HELLO arrived from the listener: a thread decides on it and
-     * serves it, a virtual thread if the transport only blocks in JDK socket I/O, else a platform
-     * thread.
+     * serves it, a virtual thread if the transport only blocks in JDK socket I/O or by parking and
+     * the configuration asks for virtual threads, else a platform thread.
      *
      * @param channel the socket, no longer registered with the listener's selector
      * @param source its source address, which holds a pending place until the decision

@@ -66,7 +66,8 @@ public interface ServerTransport {
      * Whether every call of this transport that blocks does so in JDK socket or channel I/O, or by
      * parking the thread until another thread unparks it (RDMA in BLOCKING mode), which frees a
      * virtual thread's carrier, rather than in a native call or a spin.
-     * The server then runs the connection on a virtual thread, so that an idle connection costs
+     * The server then runs the connection on a virtual thread (unless its configuration asks for
+     * platform threads, {@link dev.ofl.api.ConnectionThreads#PLATFORM}), so that an idle connection costs
      * no platform thread. The default is {@code false}: a platform thread per connection.
      *
      * @return {@code true} if the connection may run on a virtual thread

@@ -11,8 +11,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Places per source address and in total: taken only below both limits, given back exactly. */
+@Timeout(120)
 class SourceCountsTest {
     private static final InetAddress A = new InetSocketAddress("10.0.0.1", 0).getAddress();
     private static final InetAddress B = new InetSocketAddress("10.0.0.2", 0).getAddress();
@@ -89,9 +91,10 @@ class SourceCountsTest {
         });
         assertTrue(started.await(1, TimeUnit.MINUTES));
         // The waiter holds the monitor only while not waiting: once it waits, release() gets in.
-        while (waiter.getState() != Thread.State.TIMED_WAITING) {
+        while (waiter.isAlive() && waiter.getState() != Thread.State.TIMED_WAITING) {
             Thread.onSpinWait();
         }
+        assertTrue(waiter.isAlive(), "the waiter ended without waiting for a place: " + outcome.get());
         counts.release(A);
         waiter.join(TimeUnit.MINUTES.toMillis(1));
         assertFalse(waiter.isAlive(), "the waiter was not woken by the place given back");

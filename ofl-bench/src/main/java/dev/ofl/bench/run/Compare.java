@@ -242,9 +242,9 @@ public final class Compare implements Callable<Integer> {
                                 Integer.toString(n), "-p", Integer.toString(p), "-F", address));
                     } catch (IOException e) {
                         if (e.getMessage().contains("exited with 127")) {
-                            // perftest links librdmacm, which needs verbs symbols softverbs does not export.
-                            skip("ib_send_lat cannot load with this libibverbs (exit 127, symbol lookup error;"
-                                    + " softverbs exports no ibv_copy_ah_attr_from_kern, which librdmacm needs):"
+                            // perftest links librdmacm, which needs verbs symbols a minimal libibverbs may lack.
+                            skip("ib_send_lat cannot load with this libibverbs (exit 127, symbol lookup error:"
+                                    + " librdmacm needs verbs symbols it does not export):"
                                     + " the ibv_rc_pingpong rows are the verbs reference here");
                             return;
                         }

@@ -65,10 +65,11 @@ import org.slf4j.LoggerFactory;
  * staged and written while the previous one's WRITE WITH IMMEDIATE is still in flight; blocks whose
  * writes never completed are returned once the link is closed.
  *
- * <p>Threads: in BLOCKING mode the connection runs on a virtual thread that parks between
- * completions; the process's {@link CompletionPoller} wakes it when its completion channel fires,
- * the liveness watcher when the peer is lost, and whoever breaks or drains the connection. An idle
- * connection therefore costs no platform thread. In BUSY_POLL mode it keeps a platform thread that
+ * <p>Threads: in BLOCKING mode the connection runs on a virtual thread (a platform thread with
+ * {@code ConnectionThreads.PLATFORM}) that parks between completions; the process's
+ * {@link CompletionPoller} wakes it when its completion channel fires, the liveness watcher when
+ * the peer is lost, and whoever breaks or drains the connection. An idle connection on a virtual
+ * thread therefore costs no platform thread. In BUSY_POLL mode it keeps a platform thread that
  * spins per the idle strategy.
  */
 final class RdmaServerTransport implements ServerTransport {

@@ -25,6 +25,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -156,6 +157,8 @@ class RdmaBlockingThreadsTest {
                 assertTrue(name.startsWith("ofl-rdma-conn-"), name);
                 assertTrue(oflPlatformThreads().contains(name), "the connection thread " + name
                         + " is a live platform thread while connected");
+                // Idle, it parks in the poller's registration (not in a native wait, which shows RUNNABLE).
+                Conditions.await(() -> parksInThePoller(name), name + " to park through the completion poller");
             } finally {
                 client.close();
             }
@@ -178,6 +181,20 @@ class RdmaBlockingThreadsTest {
     private static int echo(OflRequest request, OflResponse response) {
         response.write(request.payload());
         return 0;
+    }
+
+    /** Whether the live thread of this name is parked in a {@link CompletionPoller} registration. */
+    private static boolean parksInThePoller(String name) {
+        for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
+            if (e.getKey().getName().equals(name) && e.getKey().getState() != Thread.State.RUNNABLE) {
+                for (StackTraceElement frame : e.getValue()) {
+                    if (frame.getClassName().startsWith(CompletionPoller.class.getName())) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     /** This process's platform threads of ofl, by name; {@link Thread#getAllStackTraces()} omits virtual threads. */
