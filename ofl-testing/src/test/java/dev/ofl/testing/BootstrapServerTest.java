@@ -17,16 +17,13 @@ import dev.ofl.api.Region;
 import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.spi.BootstrapServer;
-import dev.ofl.api.spi.RangeCursor;
 import dev.ofl.api.spi.ServerTransport;
 import dev.ofl.api.spi.StagingPool;
 import dev.ofl.api.wire.Bootstrap;
-import dev.ofl.api.wire.ProtocolException;
 import dev.ofl.api.wire.TransportKind;
 import dev.ofl.conformance.Conditions;
 import java.io.IOException;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -238,90 +235,14 @@ class BootstrapServerTest {
     }
 
     /** The fake transport, saying that it only blocks by parking. */
-    private static final class Parking implements ServerTransport {
-        private final FakeServerTransport fake;
-
+    private static final class Parking extends ForwardingServerTransport {
         Parking(FakeServerTransport fake) {
-            this.fake = fake;
+            super(fake);
         }
 
         @Override
         public boolean parksVirtualThreads() {
             return true;
-        }
-
-        @Override
-        public int kind() {
-            return fake.kind();
-        }
-
-        @Override
-        public Bootstrap.Endpoint accept(Bootstrap.Endpoint hello) {
-            return fake.accept(hello);
-        }
-
-        @Override
-        public void start() throws IOException {
-            fake.start();
-        }
-
-        @Override
-        public int receiveSlots() {
-            return fake.receiveSlots();
-        }
-
-        @Override
-        public int pieceBytes() {
-            return fake.pieceBytes();
-        }
-
-        @Override
-        public StagingPool staging() {
-            return fake.staging();
-        }
-
-        @Override
-        public int nextRequest() throws IOException {
-            return fake.nextRequest();
-        }
-
-        @Override
-        public MemorySegment message(int slot) {
-            return fake.message(slot);
-        }
-
-        @Override
-        public boolean completeRequest(int slot, long length) throws ProtocolException {
-            return fake.completeRequest(slot, length);
-        }
-
-        @Override
-        public void releaseRequest(int slot) {
-            fake.releaseRequest(slot);
-        }
-
-        @Override
-        public void sendPiece(long sequence, long stagingOffset, long from, long to, RangeCursor ranges,
-                long releaseOffset, long releaseBytes) throws IOException {
-            fake.sendPiece(sequence, stagingOffset, from, to, ranges, releaseOffset, releaseBytes);
-        }
-
-        @Override
-        public void sendEnd(long sequence, long stagingOffset, long from, long to, int wireStatus, int handlerStatus,
-                long responseLength, RangeCursor ranges, long releaseOffset, long releaseBytes)
-                throws IOException {
-            fake.sendEnd(sequence, stagingOffset, from, to, wireStatus, handlerStatus, responseLength, ranges,
-                    releaseOffset, releaseBytes);
-        }
-
-        @Override
-        public void breakConnection() {
-            fake.breakConnection();
-        }
-
-        @Override
-        public boolean close() {
-            return fake.close();
         }
     }
 }

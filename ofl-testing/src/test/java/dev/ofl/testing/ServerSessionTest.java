@@ -23,10 +23,7 @@ import dev.ofl.api.ServerConfig;
 import dev.ofl.api.ServerStatistics;
 import dev.ofl.api.spi.BootstrapServer;
 import dev.ofl.api.spi.RangeCursor;
-import dev.ofl.api.spi.ServerTransport;
 import dev.ofl.api.spi.StagingPool;
-import dev.ofl.api.wire.Bootstrap;
-import dev.ofl.api.wire.ProtocolException;
 import dev.ofl.api.wire.WireStatus;
 import dev.ofl.conformance.Conditions;
 import java.io.IOException;
@@ -119,41 +116,9 @@ class ServerSessionTest {
     }
 
     /** The fake transport, with what the session sends recorded and a few failures on demand. */
-    private final class Recording implements ServerTransport {
-        private final FakeServerTransport fake;
-
+    private final class Recording extends ForwardingServerTransport {
         Recording(FakeServerTransport fake) {
-            this.fake = fake;
-        }
-
-        @Override
-        public int kind() {
-            return fake.kind();
-        }
-
-        @Override
-        public Bootstrap.Endpoint accept(Bootstrap.Endpoint hello) {
-            return fake.accept(hello);
-        }
-
-        @Override
-        public void start() throws IOException {
-            fake.start();
-        }
-
-        @Override
-        public int receiveSlots() {
-            return fake.receiveSlots();
-        }
-
-        @Override
-        public int pieceBytes() {
-            return fake.pieceBytes();
-        }
-
-        @Override
-        public StagingPool staging() {
-            return fake.staging();
+            super(fake);
         }
 
         @Override
@@ -163,21 +128,6 @@ class ServerSessionTest {
                 fake.message(slot).set(ValueLayout.JAVA_BYTE, 0, (byte) 0x7F);
             }
             return slot;
-        }
-
-        @Override
-        public MemorySegment message(int slot) {
-            return fake.message(slot);
-        }
-
-        @Override
-        public boolean completeRequest(int slot, long length) throws ProtocolException {
-            return fake.completeRequest(slot, length);
-        }
-
-        @Override
-        public void releaseRequest(int slot) {
-            fake.releaseRequest(slot);
         }
 
         @Override
@@ -199,11 +149,6 @@ class ServerSessionTest {
                     releaseOffset, releaseBytes));
             fake.sendEnd(sequence, stagingOffset, from, to, wireStatus, handlerStatus, responseLength, ranges,
                     releaseOffset, releaseBytes);
-        }
-
-        @Override
-        public void breakConnection() {
-            fake.breakConnection();
         }
 
         @Override
