@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Timeout;
  * the sweep wakes every owner with nothing readable, again and again; once the poller thread has
  * ended every owner is woken and each park bounds itself; a descriptor epoll refuses is named and
  * leaves no registration; a closed registration leaves epoll, so its descriptor can be registered
- * again.
+ * again; every descriptor one {@code epoll_wait} reports wakes its own owner, not only the first.
  *
  * <p>Nothing here is softverbs: these are the C library's epoll and eventfd alone.
  */
@@ -50,6 +50,8 @@ class CompletionPollerTest {
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
     private static final MethodHandle DUP2 = libc("dup2",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+    private static final MethodHandle DUP = libc("dup",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
     private static final MethodHandle CLOSE = libc("close",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
     private static final MethodHandle OPEN = libc("open",
@@ -308,5 +310,45 @@ class CompletionPollerTest {
         assertEquals(1, poller.registrations());
         assertThrows(IllegalStateException.class, first::arm, "a closed registration's memory is freed");
         second.arm();
+    }
+
+    /*
+     * Duplicates of one eventfd are separate epoll entries that one write makes readable together,
+     * so the poller's epoll_wait reports them in one batch (or very few): a poller that read only
+     * the first event of a batch, or read one event's slot for another, would leave owners parked
+     * for good, since no sweep comes here.
+     */
+    @Test
+    void everyDescriptorOfOneBatchWakesItsOwner() throws Throwable {
+        CompletionPoller poller = new CompletionPoller(NO_SWEEP_NS);
+        int source = eventFd();
+        int owners = 16;
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        CountDownLatch armed = new CountDownLatch(owners);
+        CountDownLatch woken = new CountDownLatch(owners);
+        AtomicBoolean written = new AtomicBoolean();
+        for (int i = 0; i < owners; i++) {
+            int copy = (int) DUP.invokeExact(source);
+            assertTrue(copy >= 0, "dup failed");
+            descriptors.add(copy);
+            owner(() -> {
+                CompletionPoller.Registration registration = poller.register(copy);
+                synchronized (registrations) {
+                    registrations.add(registration);
+                }
+                registration.arm();
+                armed.countDown();
+                do {
+                    registration.park(Long.MAX_VALUE);
+                } while (!written.get());
+                woken.countDown();
+            }, failure);
+        }
+        assertTrue(await(armed), "the owners to arm (" + failure.get() + ")");
+        written.set(true);
+        signal(source);
+        assertTrue(await(woken), woken.getCount() + " of " + owners + " owners of readable descriptors were never woken ("
+                + failure.get() + ")");
+        assertEquals(null, failure.get());
     }
 }
