@@ -24,7 +24,7 @@ import picocli.CommandLine.Option;
 
 /**
  * Runs ofl and plain peers as separate processes on the same cases and prints their round trips
- * side by side with ofl/C ratios: the C TCP peer (busy and blocking), the blocking Java NIO peer,
+ * side by side with ofl/C ratios: the C TCP peer and the plain Java NIO peer (busy and blocking),
  * ofl TCP (busy and blocking, and blocking with the server's connections on platform threads), and
  * with {@code --rdma} ofl RDMA alike and perftest's {@code ib_send_lat} on the same verbs device.
  * Each peer runs {@code --rounds} times, the order reversed every other round; the table shows the
@@ -110,10 +110,13 @@ public final class Compare implements Callable<Integer> {
                     Integer.toString(p), mode), sizes, (bytes, n, w) -> List.of(cPeer.toString(), "client", address,
                     Integer.toString(p), mode, Long.toString(bytes), Integer.toString(n), Integer.toString(w)), false));
         }
-        int nioPort = nextPort[0]++;
-        peers.add(() -> runPeerPair("java-nio blocking", java("nio", "server", address, Integer.toString(nioPort)),
-                sizes, (bytes, n, w) -> java("nio", "client", address, Integer.toString(nioPort), Long.toString(bytes),
-                        Integer.toString(n), Integer.toString(w)), true));
+        for (String mode : List.of("busy", "blocking")) {
+            int p = nextPort[0]++;
+            String busy = "--busy=" + mode.equals("busy");
+            peers.add(() -> runPeerPair("java-nio " + mode, java("nio", busy, "server", address, Integer.toString(p)),
+                    sizes, (bytes, n, w) -> java("nio", busy, "client", address, Integer.toString(p),
+                            Long.toString(bytes), Integer.toString(n), Integer.toString(w)), true));
+        }
         int oflPort = nextPort[0] + 10;
         peers.add(() -> runOfl("tcp", oflPort, sizes, false));
         peers.add(() -> runOfl("tcp", oflPort + 4, sizes, true));

@@ -12,27 +12,34 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * A plain blocking Java NIO request/response peer, the Java baseline beside the C one
+ * A plain Java NIO request/response peer, blocking or busy-polling, the Java baseline beside the C one
  * ({@code ofl-bench/src/main/c/tcp_peer.c}), speaking the same protocol and printing the same
  * line: the client sends 64 bytes naming the response length and the iteration (little-endian);
  * the server answers with that many bytes, every 256-byte row stamped with the iteration and the
- * row number, the rest a fixed function of the offset; the client checks every byte.
+ * row number, the rest a fixed function of the offset; the client checks every byte. With
+ * {@code --busy} both ends make their sockets non-blocking and spin on reads and writes, as the C
+ * peer's busy mode does: the JVM's own floor under ofl's busy-poll TCP figures.
  *
  * <pre>
- *   nio server ADDRESS PORT
- *   nio client ADDRESS PORT RESPONSE_BYTES ITERATIONS WARMUP
+ *   nio [--busy] server ADDRESS PORT     (prints "ready PORT" once it listens)
+ *   nio [--busy] client ADDRESS PORT RESPONSE_BYTES ITERATIONS WARMUP
  * </pre>
  */
 @Command(name = "nio", mixinStandardHelpOptions = true,
-        description = "Plain blocking Java NIO peer: 'nio server ADDR PORT' or 'nio client ADDR PORT BYTES ITER WARMUP'.")
+        description = "Plain Java NIO peer: 'nio [--busy] server ADDR PORT' or 'nio [--busy] client ADDR PORT BYTES ITER"
+                + " WARMUP'.")
 public final class NioPeer implements Callable<Integer> {
     private static final int REQUEST_BYTES = 64;
     private static final int ROW_BYTES = 256;
     private static final int STAMP_BYTES = 16;
     private static final long MAX_RESPONSE_BYTES = 64L << 20;
+
+    @Option(names = "--busy", arity = "0..1", description = "non-blocking sockets polled in a spin, as the C peer's busy mode")
+    boolean busy;
 
     @Parameters(index = "0", description = "server or client")
     String role;
@@ -52,10 +59,16 @@ public final class NioPeer implements Callable<Integer> {
     @Parameters(index = "5", arity = "0..1", description = "warm-up requests (client)")
     int warmups = 200;
 
-    private final PrintStream out = System.out;
+    private final PrintStream out;
 
     /** Creates the peer; picocli sets its arguments. */
     public NioPeer() {
+        this(System.out);
+    }
+
+    /** A peer that prints its ready line and result to {@code out}; for tests. */
+    NioPeer(PrintStream out) {
+        this.out = out;
     }
 
     @Override
@@ -104,16 +117,22 @@ public final class NioPeer implements Callable<Integer> {
         return bad;
     }
 
-    private static void tune(SocketChannel channel) throws IOException {
+    private void tune(SocketChannel channel) throws IOException {
         channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
         channel.setOption(StandardSocketOptions.SO_SNDBUF, 4 << 20);
         channel.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
+        channel.configureBlocking(!busy);
     }
 
+    /** Reads until the buffer is full; a non-blocking channel's empty reads spin. */
     private static boolean readFully(SocketChannel channel, ByteBuffer buffer) throws IOException {
         while (buffer.hasRemaining()) {
-            if (channel.read(buffer) < 0) {
+            int n = channel.read(buffer);
+            if (n < 0) {
                 return false;
+            }
+            if (n == 0) {
+                Thread.onSpinWait();
             }
         }
         return true;
@@ -121,7 +140,9 @@ public final class NioPeer implements Callable<Integer> {
 
     private static void writeFully(SocketChannel channel, ByteBuffer buffer) throws IOException {
         while (buffer.hasRemaining()) {
-            channel.write(buffer);
+            if (channel.write(buffer) == 0) {
+                Thread.onSpinWait();
+            }
         }
     }
 
@@ -129,7 +150,8 @@ public final class NioPeer implements Callable<Integer> {
         try (ServerSocketChannel listener = ServerSocketChannel.open()) {
             listener.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             listener.bind(at);
-            out.println("ready");
+            // The bound port follows: a server asked for port 0 says which one it got.
+            out.println("ready " + ((InetSocketAddress) listener.getLocalAddress()).getPort());
             out.flush();
             try (SocketChannel channel = listener.accept()) {
                 tune(channel);
@@ -190,8 +212,8 @@ public final class NioPeer implements Callable<Integer> {
         }
         Arrays.sort(rtt);
         double meanNs = (double) totalNs / iterations;
-        out.printf(Locale.ROOT, "java-nio blocking bytes=%-9d n=%d p50=%.1fus p99=%.1fus p99.9=%.1fus max=%.1fus"
-                + " MB/s=%.0f mismatches=%d%n", responseBytes, iterations, rtt[iterations / 2] / 1e3,
+        out.printf(Locale.ROOT, "java-nio %s bytes=%-9d n=%d p50=%.1fus p99=%.1fus p99.9=%.1fus max=%.1fus"
+                + " MB/s=%.0f mismatches=%d%n", busy ? "busy" : "blocking", responseBytes, iterations, rtt[iterations / 2] / 1e3,
                 rtt[(int) ((long) iterations * 99 / 100)] / 1e3, rtt[(int) ((long) iterations * 999 / 1000)] / 1e3,
                 rtt[iterations - 1] / 1e3, responseBytes / (meanNs / 1e9) / 1e6, mismatches);
         return mismatches != 0 ? 1 : 0;
