@@ -30,6 +30,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,8 +39,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The client session's ownership and connection handling over the fake backend: a client handed
  * between threads after each kind of call, a registration refused while another thread is inside
- * a call, a reconnect that ends the server's side of the old connection, and calls that end in a
- * timeout, an interrupt or a loss leaving their ticket spent.
+ * a call, a reconnect that ends the server's side of the old connection, calls that end in a
+ * timeout, an interrupt or a loss leaving their ticket spent, and how each wait mode waits: a
+ * BLOCKING client sleeps in its transport's wait for progress, a busy-polling one never does.
  */
 @Timeout(60)
 class ClientSessionTest {
@@ -192,5 +194,56 @@ class ClientSessionTest {
         c.reconnect();
         assertEquals(OflStatus.OK, c.await(submit(c, region, OP_ECHO, 2), deadline(c), new Completion()));
         assertFalse(c.isBroken());
+    }
+
+    /**
+     * The thread of a call that waits for a handler still running: observed in a timed wait
+     * (the fake transport's wait for progress) in BLOCKING mode; never in BUSY_POLL mode, whose
+     * polls spin (the fake link's lock may make it BLOCKED for a moment, never WAITING).
+     */
+    @Test
+    void aBlockingClientSleepsInItsTransportWhileABusyOneSpins() throws Exception {
+        for (WaitMode mode : new WaitMode[] {WaitMode.BLOCKING, WaitMode.BUSY_POLL}) {
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            String name = service + "-" + mode;
+            try (OflServer blocking = Ofl.serve(ServerConfig.builder().backend(FakeBackend.NAME)
+                    .bind(new InetSocketAddress("127.0.0.1", 0)).serviceName(name).limits(LIMITS).build(),
+                    (request, response) -> {
+                        entered.countDown();
+                        if (!release.await(30, TimeUnit.SECONDS)) {
+                            throw new IllegalStateException("never released");
+                        }
+                        response.write(request.payload());
+                        return 0;
+                    });
+                    OflClient c = Ofl.connect(ClientConfig.builder().backend(FakeBackend.NAME)
+                            .server(blocking.localAddress()).serviceName(name).limits(LIMITS).waitMode(mode)
+                            .idleStrategy(IdleStrategy.BUSY_SPIN).build())) {
+                Region region = c.registerRegion(arena.allocate(64));
+                AtomicReference<Thread> caller = new AtomicReference<>();
+                Future<Integer> status = other.submit(() -> {
+                    caller.set(Thread.currentThread());
+                    c.requestPayload().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 5L);
+                    return c.call(OP_ECHO, 0, 8, new ResponseRanges().add(region, 0, 8), 30 * SECOND_NS,
+                            new Completion());
+                });
+                assertTrue(entered.await(30, TimeUnit.SECONDS), mode + ": the handler to start");
+                Thread thread = caller.get();
+                if (mode == WaitMode.BLOCKING) {
+                    Conditions.await(() -> thread.getState() == Thread.State.TIMED_WAITING,
+                            "the BLOCKING caller to sleep in the transport's wait for progress");
+                } else {
+                    for (int sample = 0; sample < 200; sample++) {
+                        Thread.State state = thread.getState();
+                        assertTrue(state == Thread.State.RUNNABLE || state == Thread.State.BLOCKED,
+                                "a BUSY_POLL caller was seen " + state);
+                        Thread.sleep(1);
+                    }
+                }
+                release.countDown();
+                assertEquals(OflStatus.OK, status.get(30, TimeUnit.SECONDS), mode.toString());
+            }
+        }
     }
 }
