@@ -25,6 +25,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -34,7 +35,8 @@ import org.junit.jupiter.api.Timeout;
  * is already in error with a response of many pieces; every write fails, the failure names the
  * rejected write, and once the connection is gone no block of the pool is still in use. Then the
  * server goes on serving. A response its handler finishes while the server closes still reaches
- * its client before the connection is torn down.
+ * its client before the connection is torn down. A piece's blocks stay borrowed once its writes
+ * are posted, until the connection's thread sees them complete.
  */
 @Timeout(120)
 class RdmaStagingReturnTest {
@@ -170,6 +172,44 @@ class RdmaStagingReturnTest {
                 assertEquals(42L, memory.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0));
             }
             Conditions.await(() -> pool.inUseBytes() == 0, "the echo's block to return");
+        }
+    }
+
+    /**
+     * The transport learns that a write completed only by polling, which it does not do between
+     * posting a piece and returning to the handler: right after a piece is committed, every block
+     * of the response is still borrowed, including those the piece handed over (a write may still
+     * be reading them). Once the response is delivered they all come back.
+     */
+    @Test
+    void aPiecesBlocksStayBorrowedUntilItsWritesAreSeenComplete() throws Exception {
+        int piece = 64 << 10;
+        int capacity = 4 * piece;
+        AtomicLong afterPiece = new AtomicLong(-1);
+        ServerConfig config = ServerConfig.builder().backend(RdmaBackend.NAME)
+                .bind(new InetSocketAddress(TestEnvironment.address(), 0)).serviceName(SERVICE)
+                .limits(new Limits(64, capacity, 1, 2)).bootstrapTimeout(TestEnvironment.duration(5))
+                .properties(TestEnvironment.rdmaProperties()).build();
+        try (OflServer server = serve(config, (request, response) -> {
+            response.buffer().fill((byte) 0x3C);
+            // One piece: its writes are posted and its blocks handed to the transport.
+            response.commit(piece);
+            afterPiece.set(pool.inUseBytes());
+            response.commit(response.capacity() - piece);
+            return 0;
+        }); Arena arena = Arena.ofShared(); OflClient client = Ofl.connect(ClientConfig.builder()
+                .backend(RdmaBackend.NAME).server(server.localAddress()).serviceName(SERVICE)
+                .limits(new Limits(64, capacity, 1, 2)).connectTimeout(TestEnvironment.duration(5))
+                .properties(TestEnvironment.rdmaProperties()).build())) {
+            MemorySegment memory = arena.allocate(capacity, 4096);
+            Completion completion = new Completion();
+            assertEquals(OflStatus.OK, client.call(1, 0, 0, ResponseRanges.of(client.registerRegion(memory)),
+                    TestEnvironment.nanos(30), completion), completion::toString);
+            assertEquals(capacity, completion.responseLength());
+            assertEquals(-1L, memory.mismatch(arena.allocate(capacity).fill((byte) 0x3C)), "the response's bytes");
+            assertEquals(capacity, afterPiece.get(), "blocks of a posted piece came back before its writes were "
+                    + "seen complete");
+            Conditions.await(() -> pool.inUseBytes() == 0, "the response's blocks to return once its writes completed");
         }
     }
 }
