@@ -13,6 +13,7 @@ import dev.ofl.api.Limits;
 import dev.ofl.api.RefusalCode;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.TransportKind;
+import dev.ofl.verbs.Errno;
 import dev.ofl.verbs.MemlockLimit;
 import dev.ofl.verbs.MemoryRegion;
 import dev.ofl.verbs.PathMtu;
@@ -175,6 +176,21 @@ class LinkTest {
         assertEquals(13, written[0], "only the signalled write completes on the sender");
         assertEquals(ibv_wc_opcode.IBV_WC_RDMA_WRITE, written[2]);
         assertEquals(0, a.poll());
+    }
+
+    /**
+     * A post the provider refuses reaches the caller as its errno, not as success (the transports
+     * name it in their failure): nothing completes a receive while no message arrives, so one more
+     * than the queue the device granted is refused.
+     */
+    @Test
+    void aReceivePostedToAFullQueueReturnsTheProvidersError() {
+        Link a = create(false);
+        int granted = a.qp.capabilities().maxRecvWr();
+        for (int i = 0; i < granted; i++) {
+            assertEquals(0, a.postReceive(i, 0, 0, 0), "receive " + i + " of " + granted);
+        }
+        assertEquals(Errno.ENOMEM, a.postReceive(granted, 0, 0, 0), "a receive beyond the granted queue");
     }
 
     @Test
