@@ -345,8 +345,8 @@ class RdmaPayloadReadTest {
                 // An announcement with bytes after its ranges: longer than its header describes.
                 Arguments.of("request byte length", (Violation) p -> lengthened(announced(p, payload, () -> { }), 16)),
                 // Cut inside its payload descriptor.
-                Arguments.of("request byte length", (Violation) p -> new long[] {announced(p, payload, () -> { })[0],
-                        PayloadRead.RANGES_OFFSET - 8}));
+                Arguments.of("request byte length", (Violation) p -> lengthened(announced(p, payload, () -> { }),
+                        PayloadRead.RANGES_OFFSET - 8 - (int) PayloadRead.announcementLength(1))));
     }
 
     private static int request(VerbsPeer peer, int payload) {
@@ -354,6 +354,7 @@ class RdmaPayloadReadTest {
                 new int[] {peer.receiveMr.rkey()});
     }
 
+    /** The SEND of {@code send}, longer (or shorter) by {@code bytes}. */
     private static long[] lengthened(long[] send, int bytes) {
         send[1] += bytes;
         return send;
