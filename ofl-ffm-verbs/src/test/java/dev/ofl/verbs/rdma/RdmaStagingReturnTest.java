@@ -16,6 +16,9 @@ import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.spi.BootstrapServer;
 import dev.ofl.api.spi.StagingPool;
+import dev.ofl.api.wire.MessageHeader;
+import dev.ofl.api.wire.PayloadRead;
+import dev.ofl.api.wire.RangeDescriptor;
 import dev.ofl.conformance.Conditions;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -36,7 +39,8 @@ import org.junit.jupiter.api.Timeout;
  * rejected write, and once the connection is gone no block of the pool is still in use. Then the
  * server goes on serving. A response its handler finishes while the server closes still reaches
  * its client before the connection is torn down. A piece's blocks stay borrowed once its writes
- * are posted, until the connection's thread sees them complete.
+ * are posted, until the connection's thread sees them complete. The extent a request's payload
+ * was to be read into comes back when the read is refused and the connection ends.
  */
 @Timeout(120)
 class RdmaStagingReturnTest {
@@ -210,6 +214,41 @@ class RdmaStagingReturnTest {
             assertEquals(capacity, afterPiece.get(), "blocks of a posted piece came back before its writes were "
                     + "seen complete");
             Conditions.await(() -> pool.inUseBytes() == 0, "the response's blocks to return once its writes completed");
+        }
+    }
+
+    /**
+     * A payload the client described with a key that allows no remote read: the server borrowed an
+     * extent to read it into, the READ is refused, the connection ends as a violation without the
+     * request ever being released, and closing the connection returns the extent.
+     */
+    @Test
+    void anExtentBorrowedForAPayloadThatCannotBeReadReturnsWhenTheConnectionEnds() throws Exception {
+        Limits limits = new Limits(16 << 10, 16 << 10, 4, 2);
+        int payload = 8192;
+        ServerConfig config = ServerConfig.builder().backend(RdmaBackend.NAME)
+                .bind(new InetSocketAddress(TestEnvironment.address(), 0)).serviceName(SERVICE).limits(limits)
+                .bootstrapTimeout(TestEnvironment.duration(5)).properties(TestEnvironment.rdmaProperties()).build();
+        try (OflServer server = serve(config, (request, response) -> {
+            response.write(request.payload());
+            return 0;
+        })) {
+            try (VerbsPeer hostile = VerbsPeer.readingClient(server.localAddress(), SERVICE, limits)) {
+                assertTrue(payload > hostile.inlineLimit, "the payload goes by descriptor");
+                int length = hostile.request(0, payload, new long[] {hostile.receive.address() + 4096}, new int[] {64},
+                        new int[] {hostile.receiveMr.rkey()});
+                int announced = hostile.announce(length, payload);
+                // The ring's key, registered for remote write only: the server's READ is refused.
+                RangeDescriptor.write(hostile.send, hostile.announcementOffset() + PayloadRead.DESCRIPTOR_OFFSET,
+                        hostile.send.address() + MessageHeader.LENGTH, payload, hostile.receiveMr.rkey());
+                hostile.postSend(hostile.announcementOffset(), announced);
+                assertTrue(hostile.closedByPeer(20), "the server kept the connection whose payload it could not read");
+            }
+            Conditions.await(() -> server.connectionCount() == 0, "the connection to end");
+            assertEquals(1, server.statistics().protocolViolations());
+            assertTrue(pool.highWaterBytes() >= payload, "an extent was borrowed for the payload: "
+                    + pool.highWaterBytes());
+            Conditions.await(() -> pool.inUseBytes() == 0, "the payload's extent to return");
         }
     }
 }
