@@ -230,6 +230,38 @@ class HostileRdmaClientTest {
     }
 
     /**
+     * A range whose key the client never registered (or has deregistered) passes every check the
+     * server can make, and its write is refused by the client's device: the connection ends, one
+     * response is counted undelivered (not a violation), and the server's log says the write was
+     * not accepted, naming the access error, rather than only that a work completion failed.
+     */
+    @Test
+    void aResponseWriteToAnUnregisteredRangeIsReportedAsNotAccepted() throws Exception {
+        long violations = server.statistics().protocolViolations();
+        long undelivered = server.statistics().undeliveredResponses();
+        PrintStream originalErr = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try (VerbsPeer hostile = VerbsPeer.client(server.localAddress(), SERVICE, LIMITS,
+                RdmaSettings.RNR_RETRY_BOUNDED)) {
+            assertEcho(hostile, 0);
+            // The send area is registered for local access only: no remote write may use its key.
+            hostile.postSend(hostile.request(1, 8, new long[] {hostile.send.address() + RANGE_OFFSET}, new int[] {64},
+                    new int[] {hostile.sendMr.rkey()}));
+            assertTrue(hostile.closedByPeer(20), "the server kept the connection whose write was refused");
+            awaitConnections(1);
+        } finally {
+            System.setErr(originalErr);
+        }
+        String log = captured.toString(StandardCharsets.UTF_8);
+        assertTrue(log.contains("broke while a response was being delivered: a response write was not accepted (")
+                && log.contains("IBV_WC_REM_ACCESS_ERR"), "the server's log must name the refused write:\n" + log);
+        assertEquals(violations, server.statistics().protocolViolations());
+        assertEquals(undelivered + 1, server.statistics().undeliveredResponses());
+        assertGoodClientWorks();
+    }
+
+    /**
      * A byte on the bootstrap socket after the WELCOME (where nothing may travel, PROTOCOL.md §7.3):
      * the server takes the client as gone and ends the connection; it is not a violation.
      */

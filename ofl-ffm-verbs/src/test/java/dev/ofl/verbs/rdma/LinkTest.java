@@ -13,6 +13,7 @@ import dev.ofl.api.Limits;
 import dev.ofl.api.RefusalCode;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.TransportKind;
+import dev.ofl.verbs.Errno;
 import dev.ofl.verbs.MemlockLimit;
 import dev.ofl.verbs.MemoryRegion;
 import dev.ofl.verbs.PathMtu;
@@ -27,8 +28,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -175,6 +178,55 @@ class LinkTest {
         assertEquals(13, written[0], "only the signalled write completes on the sender");
         assertEquals(ibv_wc_opcode.IBV_WC_RDMA_WRITE, written[2]);
         assertEquals(0, a.poll());
+    }
+
+    /**
+     * A post the provider refuses reaches the caller as its errno, not as success (the transports
+     * name it in their failure): nothing completes a receive while no message arrives, so one more
+     * than the queue the device granted is refused.
+     */
+    @Test
+    void aReceivePostedToAFullQueueReturnsTheProvidersError() {
+        Link a = create(false);
+        int granted = a.qp.capabilities().maxRecvWr();
+        for (int i = 0; i < granted; i++) {
+            assertEquals(0, a.postReceive(i, 0, 0, 0), "receive " + i + " of " + granted);
+        }
+        assertEquals(Errno.ENOMEM, a.postReceive(granted, 0, 0, 0), "a receive beyond the granted queue");
+    }
+
+    /**
+     * The completion queue holds a completion for every work request both queues can hold at once:
+     * one dropped for want of room would leave whoever waits for it waiting for ever. Every receive
+     * the queue holds is flushed by ERR, as many sends again are posted and flushed, and every one
+     * of them is polled.
+     */
+    @Test
+    void theCompletionQueueHoldsACompletionForEveryWorkRequestOfBothQueues() {
+        Link a = create(false);
+        int receives = a.qp.capabilities().maxRecvWr();
+        int sends = a.qp.capabilities().maxSendWr();
+        for (int i = 0; i < receives; i++) {
+            assertEquals(0, a.postReceive(i, 0, 0, 0), "receive " + i);
+        }
+        a.breakLink();
+        for (int i = 0; i < sends; i++) {
+            assertEquals(0, a.postSend(1000 + i, ibv_wr_opcode.IBV_WR_SEND, true, 0, 0, 0, 0, 0, 0), "send " + i);
+        }
+        Set<Long> polled = new HashSet<>();
+        long deadlineNs = System.nanoTime() + TestEnvironment.nanos(10);
+        while (polled.size() < receives + sends && System.nanoTime() - deadlineNs < 0) {
+            int n = a.poll();
+            assertTrue(n >= 0, "ibv_poll_cq failed: " + n);
+            for (int i = 0; i < n; i++) {
+                MemorySegment wc = a.completion(i);
+                assertEquals(ibv_wc_status.IBV_WC_WR_FLUSH_ERR, ibv_wc.status(wc));
+                assertTrue(polled.add(ibv_wc.wr_id(wc)), "work request " + ibv_wc.wr_id(wc) + " completed twice");
+            }
+            Thread.onSpinWait();
+        }
+        assertEquals(receives + sends, polled.size(), "completions polled of " + receives + " receives and " + sends
+                + " sends");
     }
 
     @Test

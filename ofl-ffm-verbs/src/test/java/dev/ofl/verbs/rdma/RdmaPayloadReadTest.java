@@ -341,12 +341,23 @@ class RdmaPayloadReadTest {
                 Arguments.of("payload length", (Violation) p -> announced(p,
                         RdmaSettings.DEFAULT_INLINE_REQUEST_BYTES, () -> { })),
                 // Inline, though above the limit (it still fits the slot's slack for ranges).
-                Arguments.of("payload length", (Violation) p -> new long[] {0, request(p, 4100)}));
+                Arguments.of("payload length", (Violation) p -> new long[] {0, request(p, 4100)}),
+                // An announcement with bytes after its ranges: longer than its header describes.
+                Arguments.of("request byte length", (Violation) p -> lengthened(announced(p, payload, () -> { }), 16)),
+                // Cut inside its payload descriptor.
+                Arguments.of("request byte length", (Violation) p -> lengthened(announced(p, payload, () -> { }),
+                        PayloadRead.RANGES_OFFSET - 8 - (int) PayloadRead.announcementLength(1))));
     }
 
     private static int request(VerbsPeer peer, int payload) {
         return peer.request(0, payload, new long[] {peer.receive.address() + 4096}, new int[] {64},
                 new int[] {peer.receiveMr.rkey()});
+    }
+
+    /** The SEND of {@code send}, longer (or shorter) by {@code bytes}. */
+    private static long[] lengthened(long[] send, int bytes) {
+        send[1] += bytes;
+        return send;
     }
 
     private static long[] announced(VerbsPeer peer, int payload, Runnable spoil) {

@@ -16,6 +16,9 @@ import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.spi.BootstrapServer;
 import dev.ofl.api.spi.StagingPool;
+import dev.ofl.api.wire.MessageHeader;
+import dev.ofl.api.wire.PayloadRead;
+import dev.ofl.api.wire.RangeDescriptor;
 import dev.ofl.conformance.Conditions;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -25,6 +28,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -34,7 +38,9 @@ import org.junit.jupiter.api.Timeout;
  * is already in error with a response of many pieces; every write fails, the failure names the
  * rejected write, and once the connection is gone no block of the pool is still in use. Then the
  * server goes on serving. A response its handler finishes while the server closes still reaches
- * its client before the connection is torn down.
+ * its client before the connection is torn down. A piece's blocks stay borrowed once its writes
+ * are posted, until the connection's thread sees them complete. The extent a request's payload
+ * was to be read into comes back when the read is refused and the connection ends.
  */
 @Timeout(120)
 class RdmaStagingReturnTest {
@@ -170,6 +176,79 @@ class RdmaStagingReturnTest {
                 assertEquals(42L, memory.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0));
             }
             Conditions.await(() -> pool.inUseBytes() == 0, "the echo's block to return");
+        }
+    }
+
+    /**
+     * The transport learns that a write completed only by polling, which it does not do between
+     * posting a piece and returning to the handler: right after a piece is committed, every block
+     * of the response is still borrowed, including those the piece handed over (a write may still
+     * be reading them). Once the response is delivered they all come back.
+     */
+    @Test
+    void aPiecesBlocksStayBorrowedUntilItsWritesAreSeenComplete() throws Exception {
+        int piece = 64 << 10;
+        int capacity = 4 * piece;
+        AtomicLong afterPiece = new AtomicLong(-1);
+        ServerConfig config = ServerConfig.builder().backend(RdmaBackend.NAME)
+                .bind(new InetSocketAddress(TestEnvironment.address(), 0)).serviceName(SERVICE)
+                .limits(new Limits(64, capacity, 1, 2)).bootstrapTimeout(TestEnvironment.duration(5))
+                .properties(TestEnvironment.rdmaProperties()).build();
+        try (OflServer server = serve(config, (request, response) -> {
+            response.buffer().fill((byte) 0x3C);
+            // One piece: its writes are posted and its blocks handed to the transport.
+            response.commit(piece);
+            afterPiece.set(pool.inUseBytes());
+            response.commit(response.capacity() - piece);
+            return 0;
+        }); Arena arena = Arena.ofShared(); OflClient client = Ofl.connect(ClientConfig.builder()
+                .backend(RdmaBackend.NAME).server(server.localAddress()).serviceName(SERVICE)
+                .limits(new Limits(64, capacity, 1, 2)).connectTimeout(TestEnvironment.duration(5))
+                .properties(TestEnvironment.rdmaProperties()).build())) {
+            MemorySegment memory = arena.allocate(capacity, 4096);
+            Completion completion = new Completion();
+            assertEquals(OflStatus.OK, client.call(1, 0, 0, ResponseRanges.of(client.registerRegion(memory)),
+                    TestEnvironment.nanos(30), completion), completion::toString);
+            assertEquals(capacity, completion.responseLength());
+            assertEquals(-1L, memory.mismatch(arena.allocate(capacity).fill((byte) 0x3C)), "the response's bytes");
+            assertEquals(capacity, afterPiece.get(), "blocks of a posted piece came back before its writes were "
+                    + "seen complete");
+            Conditions.await(() -> pool.inUseBytes() == 0, "the response's blocks to return once its writes completed");
+        }
+    }
+
+    /**
+     * A payload the client described with a key that allows no remote read: the server borrowed an
+     * extent to read it into, the READ is refused, the connection ends as a violation without the
+     * request ever being released, and closing the connection returns the extent.
+     */
+    @Test
+    void anExtentBorrowedForAPayloadThatCannotBeReadReturnsWhenTheConnectionEnds() throws Exception {
+        Limits limits = new Limits(16 << 10, 16 << 10, 4, 2);
+        int payload = 8192;
+        ServerConfig config = ServerConfig.builder().backend(RdmaBackend.NAME)
+                .bind(new InetSocketAddress(TestEnvironment.address(), 0)).serviceName(SERVICE).limits(limits)
+                .bootstrapTimeout(TestEnvironment.duration(5)).properties(TestEnvironment.rdmaProperties()).build();
+        try (OflServer server = serve(config, (request, response) -> {
+            response.write(request.payload());
+            return 0;
+        })) {
+            try (VerbsPeer hostile = VerbsPeer.readingClient(server.localAddress(), SERVICE, limits)) {
+                assertTrue(payload > hostile.inlineLimit, "the payload goes by descriptor");
+                int length = hostile.request(0, payload, new long[] {hostile.receive.address() + 4096}, new int[] {64},
+                        new int[] {hostile.receiveMr.rkey()});
+                int announced = hostile.announce(length, payload);
+                // The ring's key, registered for remote write only: the server's READ is refused.
+                RangeDescriptor.write(hostile.send, hostile.announcementOffset() + PayloadRead.DESCRIPTOR_OFFSET,
+                        hostile.send.address() + MessageHeader.LENGTH, payload, hostile.receiveMr.rkey());
+                hostile.postSend(hostile.announcementOffset(), announced);
+                assertTrue(hostile.closedByPeer(20), "the server kept the connection whose payload it could not read");
+            }
+            Conditions.await(() -> server.connectionCount() == 0, "the connection to end");
+            assertEquals(1, server.statistics().protocolViolations());
+            assertTrue(pool.highWaterBytes() >= payload, "an extent was borrowed for the payload: "
+                    + pool.highWaterBytes());
+            Conditions.await(() -> pool.inUseBytes() == 0, "the payload's extent to return");
         }
     }
 }
