@@ -69,8 +69,8 @@ class TcpWireTest {
     /** The send slots of the client transport made last. */
     private MemorySegment slots;
 
-    /** Counts what the transport asks of its idle strategy. */
-    private static final class CountingIdle implements IdleStrategy {
+    /** Counts what the transport asks of its idle strategy (each write of the server transport resets it once). */
+    static final class CountingIdle implements IdleStrategy {
         final AtomicInteger idles = new AtomicInteger();
         final AtomicInteger resets = new AtomicInteger();
 
