@@ -145,6 +145,23 @@ class TcpTransportLifecycleTest {
                 "the socket is closed, not read");
     }
 
+    /** The server's staging pool is allocated by the first response that needs it and freed when the server closes. */
+    @Test
+    void closingTheServerFreesItsStagingPool() {
+        long budget = 2 << 20;
+        long before = ServerMemory.stagingBytes();
+        try (OflServer own = Ofl.serve(ServerConfig.builder()
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).serviceName("lifecycle")
+                .limits(LIMITS).stagingBudgetBytes(budget).build(), ECHO);
+                OflClient client = Ofl.connect(ClientConfig.builder().server(own.localAddress())
+                        .serviceName("lifecycle").limits(LIMITS).build())) {
+            Region region = client.registerRegion(arena.allocate(64));
+            assertEquals(OflStatus.OK, echo(client, region, 5));
+            assertEquals(before + budget, ServerMemory.stagingBytes(), "the first response allocated the budget");
+        }
+        assertEquals(before, ServerMemory.stagingBytes(), "closing the server freed the budget");
+    }
+
     @Test
     void closingTheServerTransportClosesItsSocketAndFreesItsBuffers() throws IOException {
         try (ServerSocketChannel listener = ServerSocketChannel.open()
