@@ -9,16 +9,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ofl.api.Limits;
 import dev.ofl.api.NanoClock;
+import dev.ofl.api.Ofl;
+import dev.ofl.api.OflServer;
 import dev.ofl.api.RefusalCode;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
 import dev.ofl.api.spi.BootstrapIo;
+import dev.ofl.api.spi.ClientBootstrap;
 import dev.ofl.api.spi.RangeCursor;
 import dev.ofl.api.spi.ServerMemory;
 import dev.ofl.api.spi.StagingPool;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.MessageType;
+import dev.ofl.api.wire.RangeDescriptor;
 import dev.ofl.api.wire.WireStatus;
 import dev.ofl.conformance.Conditions;
 import java.io.ByteArrayOutputStream;
@@ -44,7 +48,8 @@ import org.junit.jupiter.api.Timeout;
  * The server transport driven by hand over a loopback socket pair: what its receive buffer
  * commits as it grows (and frees when replaced or closed), which pieces go out copied next to their
  * headers and which straight from staging (the writes counted through the idle strategy, which each
- * write resets once), staging larger than a byte buffer views, and the blocking mode's spin.
+ * write resets once), staging larger than a byte buffer views, and the blocking mode's spin;
+ * and, through a real server, small commits gathered into one piece.
  */
 @Timeout(120)
 class TcpServerTransportTest {
@@ -109,7 +114,11 @@ class TcpServerTransportTest {
     }
 
     private byte[] read(int length) throws IOException {
-        return BootstrapIo.readFully(client, length, System.nanoTime() + 10 * SECOND_NS, NanoClock.SYSTEM);
+        return read(client, length);
+    }
+
+    private static byte[] read(SocketChannel channel, int length) throws IOException {
+        return BootstrapIo.readFully(channel, length, System.nanoTime() + 10 * SECOND_NS, NanoClock.SYSTEM);
     }
 
     /**
@@ -270,6 +279,44 @@ class TcpServerTransportTest {
             assertEquals(WireStatus.OK, end.status());
             assertEquals(7, end.handlerStatus());
             assertEquals(from + piece, end.responseLength());
+        }
+    }
+
+    /**
+     * Through a real server: three commits of 1,000 bytes, far below a piece (512 KiB), travel as
+     * one DATA message when the handler returns, then the RESPONSE.
+     */
+    @Test
+    void commitsSmallerThanAPieceTravelTogetherAsOneDataMessage() throws Exception {
+        try (OflServer server = Ofl.serve(ServerConfig.builder()
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).serviceName(SERVICE).limits(LIMITS)
+                .build(), (request, response) -> {
+                    for (int i = 0; i < 3; i++) {
+                        response.buffer().asSlice(response.committed(), 1000).fill((byte) (i + 1));
+                        response.commit(1000);
+                    }
+                    return 0;
+                });
+                SocketChannel raw = SocketChannel.open(server.localAddress())) {
+            ClientBootstrap.exchange(raw, server.localAddress(), hello(), System.nanoTime() + 10 * SECOND_NS,
+                    NanoClock.SYSTEM);
+            byte[] request = new byte[(int) MessageHeader.requestLength(0, 1)];
+            MemorySegment segment = MemorySegment.ofArray(request);
+            new MessageHeader().wrap(segment, 0).reset(MessageType.REQUEST, 0).op(1).payloadLength(0).rangeCount(1);
+            RangeDescriptor.write(segment, MessageHeader.rangesOffset(0), 0, 3000, 0);
+            write(raw, request);
+            MessageHeader data = new MessageHeader().wrap(MemorySegment.ofArray(read(raw, MessageHeader.LENGTH)), 0);
+            assertEquals(MessageType.DATA, data.type());
+            assertEquals(3000, data.payloadLength(), "one piece for the three commits");
+            assertEquals(0, data.responseOffset());
+            byte[] bytes = read(raw, 3000);
+            for (int i = 0; i < bytes.length; i++) {
+                assertEquals((byte) (i / 1000 + 1), bytes[i], "byte " + i);
+            }
+            MessageHeader end = new MessageHeader().wrap(MemorySegment.ofArray(read(raw, MessageHeader.LENGTH)), 0);
+            assertEquals(MessageType.RESPONSE, end.type());
+            assertEquals(WireStatus.OK, end.status());
+            assertEquals(3000, end.responseLength());
         }
     }
 
