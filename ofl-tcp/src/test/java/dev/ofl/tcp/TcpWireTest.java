@@ -426,6 +426,38 @@ class TcpWireTest {
     }
 
     /**
+     * A server that closes in the middle of a response, in a small piece (read through the receive
+     * buffer) or a large one (read straight into the ranges): the poll fails saying so.
+     */
+    @Test
+    void aServerThatClosesInTheMiddleOfAResponseFailsThePollSayingSo() throws Exception {
+        for (int pieceBytes : new int[] {100, 48 << 10}) {
+            TcpClientTransport transport = client(clientConfig().build(), 64);
+            SocketChannel peer = connect(transport);
+            Region region = region(transport, pieceBytes);
+            Sink sink = new Sink(pieceBytes);
+            byte[] wire = response(pieceBytes);
+            writeFully(peer, wire, 0, MessageHeader.LENGTH + 10);
+            pollUntil(transport, sink, () -> sink.cursor.consumed() == 10, "placing the first bytes");
+            peer.close();
+            long deadlineNs = System.nanoTime() + 10 * SECOND_NS;
+            OflConnectionException e = null;
+            while (e == null) {
+                assertTrue(System.nanoTime() - deadlineNs < 0, pieceBytes + ": the close was not seen within 10 s");
+                try {
+                    transport.poll(sink);
+                } catch (OflConnectionException failure) {
+                    e = failure;
+                }
+            }
+            assertEquals("the connection failed: java.io.IOException: the server closed the connection",
+                    e.getMessage(), pieceBytes + " bytes");
+            assertEquals(List.of(), sink.completions);
+            assertEquals(pattern(9), region.segment().get(ValueLayout.JAVA_BYTE, 9), "what came before the close");
+        }
+    }
+
+    /**
      * Waiting: nothing by the deadline is no work; a response that arrives wakes the wait, which
      * reads it at once and reports what it parsed.
      */
