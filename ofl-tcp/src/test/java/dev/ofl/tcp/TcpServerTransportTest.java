@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ofl.api.Limits;
@@ -91,7 +92,7 @@ class TcpServerTransportTest {
         return Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, SERVICE, LIMITS, "");
     }
 
-    /** A request header naming {@code payloadBytes} and {@code ranges}, then bytes that tell request and offset apart. */
+    /** A request header naming {@code payloadBytes} and {@code ranges}, then bytes telling request and offset apart. */
     private static byte[] request(int number, int payloadBytes, int ranges) {
         byte[] message = new byte[(int) MessageHeader.requestLength(payloadBytes, ranges)];
         for (int i = MessageHeader.LENGTH; i < message.length; i++) {
@@ -173,6 +174,9 @@ class TcpServerTransportTest {
             assertEquals(0, transport.committedBytes());
             assertEquals(before, ServerMemory.receiveBytes(), "the buffers are freed");
             assertFalse(held.scope().isAlive(), "close frees the receive buffer");
+            // And the transmit buffer: a late send fails on its freed memory before it reaches the socket.
+            assertThrows(IllegalStateException.class, () -> transport.sendEnd(5, 0, 0, 0, WireStatus.OK, 0, 0,
+                    new RangeCursor(), 0, 0));
         } finally {
             transport.close();
             pool.close();
@@ -345,13 +349,14 @@ class TcpServerTransportTest {
     /**
      * In blocking mode on a virtual thread the transport first reads without blocking (the socket
      * is non-blocking while it spins), stops spinning as soon as the request is whole (the spin here
-     * is a minute long), and leaves the socket blocking again; a client that leaves during the spin
-     * is reported.
+     * is ten minutes long, far beyond any wait of the test), and leaves the socket blocking again; a
+     * client that leaves during the spin is reported.
      */
     @Test
     void aVirtualThreadSpinsWithoutBlockingUntilTheRequestIsWholeAndThenBlocksAgain() throws Exception {
-        long spinNs = TimeUnit.MINUTES.toNanos(1);
-        byte[] request = request(1, 24, 0);
+        long spinNs = TimeUnit.MINUTES.toNanos(10);
+        // A header alone: the spin has exactly what it waits for, and no byte more, when it stops.
+        byte[] request = request(1, 0, 0);
         CompletableFuture<String> first = new CompletableFuture<>();
         CompletableFuture<String> second = new CompletableFuture<>();
         Thread.ofVirtual().start(() -> {
