@@ -37,6 +37,9 @@ class TcpPropertiesTest {
         IllegalArgumentException range = assertThrows(IllegalArgumentException.class,
                 () -> Ofl.serve(server(Map.of(TcpBackend.BLOCKING_SPIN_MICROS, "10001")).build(), (request, response) -> 0));
         assertEquals("tcp.blockingSpinMicros = 10001 is outside 0..10000", range.getMessage());
+        IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
+                () -> Ofl.serve(server(Map.of(TcpBackend.BLOCKING_SPIN_MICROS, "-1")).build(), (request, response) -> 0));
+        assertEquals("tcp.blockingSpinMicros = -1 is outside 0..10000", negative.getMessage());
         IllegalArgumentException word = assertThrows(IllegalArgumentException.class,
                 () -> Ofl.serve(server(Map.of(TcpBackend.BLOCKING_SPIN_MICROS, "fifty")).build(), (request, response) -> 0));
         assertEquals("tcp.blockingSpinMicros = 'fifty' is not a number", word.getMessage());

@@ -33,6 +33,7 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
@@ -69,8 +70,8 @@ class TcpWireTest {
     /** The send slots of the client transport made last. */
     private MemorySegment slots;
 
-    /** Counts what the transport asks of its idle strategy. */
-    private static final class CountingIdle implements IdleStrategy {
+    /** Counts what the transport asks of its idle strategy (each write of the server transport resets it once). */
+    static final class CountingIdle implements IdleStrategy {
         final AtomicInteger idles = new AtomicInteger();
         final AtomicInteger resets = new AtomicInteger();
 
@@ -92,7 +93,12 @@ class TcpWireTest {
         final List<String> completions = new ArrayList<>();
 
         Sink(long rangeBytes) {
-            cursor.add(0, rangeBytes, 0);
+            this(rangeBytes, 0);
+        }
+
+        /** One range of the region whose id is {@code key}. */
+        Sink(long rangeBytes, int key) {
+            cursor.add(0, rangeBytes, key);
         }
 
         @Override
@@ -171,14 +177,22 @@ class TcpWireTest {
      * transport under test.
      */
     private Region region(TcpClientTransport transport, long bytes) {
+        return region(transport, bytes, 0);
+    }
+
+    /** As {@link #region(TcpClientTransport, long)}, but the owner's region with id {@code id} (the others unused). */
+    private Region region(TcpClientTransport transport, long bytes, int id) {
         OflServer server = Ofl.serve(ServerConfig.builder().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(),
                 0)).serviceName(SERVICE).limits(LIMITS).build(), (request, response) -> 0);
         closeables.add(server);
         OflClient owner = Ofl.connect(ClientConfig.builder().server(server.localAddress()).serviceName(SERVICE)
                 .limits(LIMITS).build());
         closeables.add(owner);
-        Region region = owner.registerRegion(arena.allocate(bytes));
-        assertEquals(0, region.id());
+        Region region = null;
+        for (int i = 0; i <= id; i++) {
+            region = owner.registerRegion(arena.allocate(i == id ? bytes : 8));
+        }
+        assertEquals(id, region.id());
         transport.register(region);
         return region;
     }
@@ -343,6 +357,180 @@ class TcpWireTest {
                 assertEquals(0, idle.idles.get(), "blocking waits in select, not in the idle strategy");
             }
         }
+    }
+
+    /**
+     * A response written at once is one segment on the loopback: one read takes it, and the same
+     * poll parses both headers and places the piece between them.
+     */
+    @Test
+    void aSmallResponseThatArrivedWholeIsParsedWholeByOnePoll() throws Exception {
+        TcpClientTransport transport = client(clientConfig().build(), 64);
+        SocketChannel peer = connect(transport);
+        int pieceBytes = 100;
+        Region region = region(transport, pieceBytes);
+        Sink sink = new Sink(pieceBytes);
+        byte[] wire = response(pieceBytes);
+        writeFully(peer, wire, 0, wire.length);
+        assertEquals(3, pollUntilWork(() -> poll(transport, sink)), "one read and two headers");
+        assertEquals(List.of(expectedCompletion(pieceBytes)), sink.completions);
+        assertPlaced(region, pieceBytes);
+    }
+
+    /**
+     * A piece of 16 KiB or more whose header came alone is read straight into the ranges, and only
+     * the piece: the RESPONSE sent with it in one write comes from a later read (through the
+     * receive buffer the same read would take both).
+     */
+    @Test
+    void aPieceOfSixteenKiBOrMoreIsReadAloneThoughItsEndFollowsInTheSameWrite() throws Exception {
+        TcpClientTransport transport = client(clientConfig().build(), 64);
+        SocketChannel peer = connect(transport);
+        int largest = 48 << 10;
+        Region region = region(transport, largest);
+        for (int pieceBytes : new int[] {16 << 10, largest}) {
+            region.segment().fill((byte) 0);
+            Sink sink = new Sink(pieceBytes);
+            byte[] wire = response(pieceBytes);
+            writeFully(peer, wire, 0, MessageHeader.LENGTH);
+            assertEquals(2, pollUntilWork(() -> poll(transport, sink)), pieceBytes + ": one read and one header");
+            writeFully(peer, wire, MessageHeader.LENGTH, wire.length);
+            assertEquals(1, pollUntilWork(() -> poll(transport, sink)), pieceBytes + ": one read into the range");
+            assertEquals(List.of(), sink.completions, pieceBytes + ": the read stopped at the piece's end");
+            pollUntil(transport, sink, () -> !sink.completions.isEmpty(), "the completion");
+            assertEquals(List.of(expectedCompletion(pieceBytes)), sink.completions);
+            assertPlaced(region, pieceBytes);
+        }
+    }
+
+    /**
+     * A large piece's first bytes that came in one segment with its header are placed by the poll
+     * that parsed the header; only the rest is read straight into the ranges.
+     */
+    @Test
+    void theBytesOfALargePieceThatCameWithItsHeaderArePlacedByTheSamePoll() throws Exception {
+        TcpClientTransport transport = client(clientConfig().build(), 64);
+        SocketChannel peer = connect(transport);
+        int pieceBytes = 48 << 10;
+        int first = 1000;
+        Region region = region(transport, pieceBytes);
+        Sink sink = new Sink(pieceBytes);
+        byte[] wire = response(pieceBytes);
+        writeFully(peer, wire, 0, MessageHeader.LENGTH + first);
+        assertEquals(2, pollUntilWork(() -> poll(transport, sink)), "one read and one header");
+        assertEquals(first, sink.cursor.consumed(), "the bytes that came with the header are placed");
+        writeFully(peer, wire, MessageHeader.LENGTH + first, wire.length);
+        pollUntil(transport, sink, () -> !sink.completions.isEmpty(), "the completion");
+        assertEquals(List.of(expectedCompletion(pieceBytes)), sink.completions);
+        assertPlaced(region, pieceBytes);
+    }
+
+    /**
+     * A server that closes in the middle of a response, in a small piece (read through the receive
+     * buffer) or a large one (read straight into the ranges): the poll fails saying so.
+     */
+    @Test
+    void aServerThatClosesInTheMiddleOfAResponseFailsThePollSayingSo() throws Exception {
+        for (int pieceBytes : new int[] {100, 48 << 10}) {
+            TcpClientTransport transport = client(clientConfig().build(), 64);
+            SocketChannel peer = connect(transport);
+            Region region = region(transport, pieceBytes);
+            Sink sink = new Sink(pieceBytes);
+            byte[] wire = response(pieceBytes);
+            writeFully(peer, wire, 0, MessageHeader.LENGTH + 10);
+            pollUntil(transport, sink, () -> sink.cursor.consumed() == 10, "placing the first bytes");
+            peer.close();
+            long deadlineNs = System.nanoTime() + 10 * SECOND_NS;
+            OflConnectionException e = null;
+            while (e == null) {
+                assertTrue(System.nanoTime() - deadlineNs < 0, pieceBytes + ": the close was not seen within 10 s");
+                try {
+                    transport.poll(sink);
+                } catch (OflConnectionException failure) {
+                    e = failure;
+                }
+            }
+            assertEquals("the connection failed: java.io.IOException: the server closed the connection",
+                    e.getMessage(), pieceBytes + " bytes");
+            assertEquals(List.of(), sink.completions);
+            assertEquals(pattern(9), region.segment().get(ValueLayout.JAVA_BYTE, 9), "what came before the close");
+        }
+    }
+
+    /**
+     * Waiting: nothing by the deadline is no work; a response that arrives wakes the wait, which
+     * reads it at once and reports what it parsed.
+     */
+    @Test
+    void awaitProgressReportsNothingAtTheDeadlineAndReadsWhatWokeIt() throws Exception {
+        TcpClientTransport transport = client(clientConfig().waitMode(WaitMode.BLOCKING).build(), 64);
+        SocketChannel peer = connect(transport);
+        int pieceBytes = 100;
+        Region region = region(transport, pieceBytes);
+        Sink sink = new Sink(pieceBytes);
+        long nowNs = System.nanoTime();
+        assertEquals(0, transport.awaitProgress(sink, nowNs + TimeUnit.MILLISECONDS.toNanos(20), nowNs));
+        byte[] wire = response(pieceBytes);
+        writeFully(peer, wire, 0, wire.length);
+        long deadlineNs = System.nanoTime() + 10 * SECOND_NS;
+        int work;
+        do {
+            nowNs = System.nanoTime();
+            work = transport.awaitProgress(sink, deadlineNs, nowNs);
+        } while (work == 0 && nowNs - deadlineNs < 0);
+        assertEquals(3, work, "one read and two headers");
+        assertEquals(List.of(expectedCompletion(pieceBytes)), sink.completions);
+        assertPlaced(region, pieceBytes);
+    }
+
+    /**
+     * A response waiting while a send stalls is read and completes; that progress restarts the
+     * idle strategy (and the stall clock) before the send gives up.
+     */
+    @Test
+    void aResponseReadWhileTheSendStallsCompletesAndResetsTheIdleStrategy() throws Exception {
+        CountingIdle idle = new CountingIdle();
+        long slotBytes = 64L << 20;
+        TcpClientTransport transport = client(clientConfig().waitMode(WaitMode.BLOCKING).idleStrategy(idle)
+                .connectTimeout(Duration.ofSeconds(1)).build(), slotBytes);
+        SocketChannel peer = connect(transport);
+        int pieceBytes = 100;
+        Region region = region(transport, pieceBytes);
+        Sink sink = new Sink(pieceBytes);
+        byte[] wire = response(pieceBytes);
+        writeFully(peer, wire, 0, wire.length);
+        MemorySegment slot = slots;
+        OflConnectionException e = assertThrows(OflConnectionException.class,
+                () -> transport.send(slot, slotBytes, sink));
+        assertTrue(e.getMessage().contains("the server has not read for PT1S (connectTimeout)"), e.getMessage());
+        assertEquals(List.of(expectedCompletion(pieceBytes)), sink.completions, "read while the send stalled");
+        assertPlaced(region, pieceBytes);
+        assertTrue(idle.resets.get() >= 2, "the send's reset and the progress's: " + idle.resets.get());
+    }
+
+    /** Region ids need not be dense: one far beyond the table (of 4, doubled: 8) is registered and receives. */
+    @Test
+    void aRegionWhoseIdIsBeyondTwiceTheTableIsRegisteredAndReceives() throws Exception {
+        TcpClientTransport transport = client(clientConfig().build(), 64);
+        SocketChannel peer = connect(transport);
+        int pieceBytes = 100;
+        Region region = region(transport, pieceBytes, 9);
+        Sink sink = new Sink(pieceBytes, 9);
+        byte[] wire = response(pieceBytes);
+        writeFully(peer, wire, 0, wire.length);
+        pollUntil(transport, sink, () -> !sink.completions.isEmpty(), "the completion");
+        assertPlaced(region, pieceBytes);
+    }
+
+    /** Breaking closes the selector with the socket: a wait on it fails at once, not at its deadline. */
+    @Test
+    void aWaitOnABrokenTransportFailsAtOnce() throws Exception {
+        TcpClientTransport transport = client(clientConfig().waitMode(WaitMode.BLOCKING).build(), 64);
+        connect(transport);
+        transport.breakConnection();
+        long nowNs = System.nanoTime();
+        assertThrows(ClosedSelectorException.class,
+                () -> transport.awaitProgress(new Sink(0), nowNs + 30 * SECOND_NS, nowNs));
     }
 
     /** The server transport reports a client that leaves before a request and one that leaves inside one apart. */
