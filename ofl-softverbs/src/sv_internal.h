@@ -67,6 +67,9 @@ struct sv_cq {
     bool armed;
     bool overflow_reported;
     int refs;
+    // Events ibv_get_cq_event handed out for this CQ (under cq.mutex): ibv_destroy_cq waits until
+    // as many were acknowledged, as libibverbs does with the kernel's count.
+    uint32_t events_reported;
 };
 
 // Wire message types. Requests flow requester -> responder on the requester's connection,

@@ -269,6 +269,17 @@ SV_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
     if (ibcq->channel)
         sv_container_of(ibcq->channel, struct sv_channel, ch)->refs--;
     pthread_mutex_unlock(&sv.lock);
+    // libibverbs waits, after the kernel destroyed the CQ, until every event it handed out was
+    // acknowledged: a program that forgets one hangs here on every device. So does softverbs, after
+    // saying why on stderr, so that such a hang is not a mystery.
+    pthread_mutex_lock(&ibcq->mutex);
+    if (ibcq->comp_events_completed != cq->events_reported)
+        fprintf(stderr, "softverbs: ibv_destroy_cq waits for %u unacknowledged completion event(s), as libibverbs "
+                        "does: call ibv_ack_cq_events for every event from ibv_get_cq_event first\n",
+                cq->events_reported - ibcq->comp_events_completed);
+    while (ibcq->comp_events_completed != cq->events_reported)
+        pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
+    pthread_mutex_unlock(&ibcq->mutex);
     pthread_mutex_destroy(&cq->lock);
     pthread_mutex_destroy(&ibcq->mutex);
     pthread_cond_destroy(&ibcq->cond);
@@ -284,6 +295,9 @@ SV_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq *
     ssize_t n = read(channel->fd, &ev, sizeof(ev));
     if (n != (ssize_t)sizeof(ev))
         return -1;
+    pthread_mutex_lock(&ev->mutex);
+    sv_cq_of(ev)->events_reported++;
+    pthread_mutex_unlock(&ev->mutex);
     *cq = ev;
     *cq_context = ev->cq_context;
     return 0;

@@ -5,7 +5,9 @@
 #include "sv_test.h"
 
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/wait.h>
 
 static struct ibv_context *ctx;
@@ -439,6 +441,22 @@ static void data_accepted_in_rtr(void)
     t_ep_close(&b);
 }
 
+struct late_ack {
+    struct ibv_cq *cq;
+    atomic_int acked;
+};
+
+// Acknowledges one event of a CQ that another thread is destroying, after a pause long enough for
+// a destroy that did not wait to have returned.
+static void *ack_later(void *arg)
+{
+    struct late_ack *late = arg;
+    usleep(200 * 1000);
+    atomic_store(&late->acked, 1);
+    ibv_ack_cq_events(late->cq, 1);
+    return NULL;
+}
+
 static void completion_channel_event_mode(void)
 {
     struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
@@ -470,7 +488,21 @@ static void completion_channel_event_mode(void)
     struct pollfd pfd = {.fd = ch->fd, .events = POLLIN};
     CHECK(poll(&pfd, 1, 10) == 0);
     CHECK(p.b.rcq->comp_events_completed == 3);
+    // An event taken but not acknowledged yet: destroying its CQ waits for the acknowledgement.
+    REQUIRE(ibv_req_notify_cq(p.b.rcq, 0) == 0);
+    REQUIRE(t_post_recv(&p.b, 10, 0, 64) == 0);
+    REQUIRE(t_post(&p.a, IBV_WR_SEND, 1, 0, 8, 0, 0, 0, 0) == 0);
+    REQUIRE(poll(&pfd, 1, LONG_MS) == 1);
+    struct ibv_cq *ev_cq;
+    void *ev_ctx;
+    REQUIRE(ibv_get_cq_event(ch, &ev_cq, &ev_ctx) == 0);
+    REQUIRE(t_wait_wc(p.b.rcq, &wc, LONG_MS));
+    struct late_ack late = {.cq = ev_cq};
+    pthread_t acker;
+    REQUIRE(pthread_create(&acker, NULL, ack_later, &late) == 0);
     pair_close(&p);
+    CHECK(atomic_load(&late.acked) == 1); // the destroy returned only after the acknowledgement
+    pthread_join(acker, NULL);
     CHECK(ibv_destroy_comp_channel(ch) == 0);
 }
 

@@ -117,6 +117,10 @@ class RdmaConnectionThreadTest {
                             TestEnvironment.nanos(10), completion), completion::toString);
                     assertEquals(value, memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
                 }
+                // The check comes when the connection thread next parks: a thread that found every
+                // request without parking reports it once idle, before its client leaves.
+                Conditions.await(() -> captured.toString(StandardCharsets.UTF_8).contains(warning),
+                        "the idle connection thread to report the interrupt its handler left");
             } finally {
                 System.setErr(originalErr);
                 log = captured.toString(StandardCharsets.UTF_8);
