@@ -37,6 +37,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -359,7 +360,7 @@ class TcpServerTransportTest {
         byte[] request = request(1, 0, 0);
         CompletableFuture<String> first = new CompletableFuture<>();
         CompletableFuture<String> second = new CompletableFuture<>();
-        Thread.ofVirtual().start(() -> {
+        Thread worker = Thread.ofVirtual().start(() -> {
             StagingPool pool = new StagingPool(1, StagingPool.Memory.offHeap(), NanoClock.SYSTEM);
             // Confined buffers: every call on this thread.
             TcpServerTransport transport = null;
@@ -396,6 +397,8 @@ class TcpServerTransportTest {
         assertFalse(second.isDone(), () -> "no spin: " + second.join());
         client.shutdownOutput();
         assertEquals("the client closed the connection, blocking true", second.get(60, TimeUnit.SECONDS));
+        // The transport's receive memory goes back in the worker's close: before another test counts it.
+        assertTrue(worker.join(Duration.ofSeconds(60)), "the worker to close its transport");
     }
 
     /** Busy polling never spins, whatever the spin given: its socket stays non-blocking. */
@@ -404,7 +407,7 @@ class TcpServerTransportTest {
         byte[] request = request(1, 24, 0);
         write(client, request);
         CompletableFuture<Boolean> blocking = new CompletableFuture<>();
-        Thread.ofVirtual().start(() -> {
+        Thread worker = Thread.ofVirtual().start(() -> {
             StagingPool pool = new StagingPool(1, StagingPool.Memory.offHeap(), NanoClock.SYSTEM);
             TcpServerTransport transport = null;
             try {
@@ -425,5 +428,6 @@ class TcpServerTransportTest {
             }
         });
         assertFalse(blocking.get(60, TimeUnit.SECONDS), "busy polling leaves the socket non-blocking");
+        assertTrue(worker.join(Duration.ofSeconds(60)), "the worker to close its transport");
     }
 }

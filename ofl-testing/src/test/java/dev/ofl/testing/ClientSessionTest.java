@@ -228,20 +228,24 @@ class ClientSessionTest {
                     return c.call(OP_ECHO, 0, 8, new ResponseRanges().add(region, 0, 8), 30 * SECOND_NS,
                             new Completion());
                 });
-                assertTrue(entered.await(30, TimeUnit.SECONDS), mode + ": the handler to start");
-                Thread thread = caller.get();
-                if (mode == WaitMode.BLOCKING) {
-                    Conditions.await(() -> thread.getState() == Thread.State.TIMED_WAITING,
-                            "the BLOCKING caller to sleep in the transport's wait for progress");
-                } else {
-                    for (int sample = 0; sample < 200; sample++) {
-                        Thread.State state = thread.getState();
-                        assertTrue(state == Thread.State.RUNNABLE || state == Thread.State.BLOCKED,
-                                "a BUSY_POLL caller was seen " + state);
-                        Thread.sleep(1);
+                try {
+                    assertTrue(entered.await(30, TimeUnit.SECONDS), mode + ": the handler to start");
+                    Thread thread = caller.get();
+                    if (mode == WaitMode.BLOCKING) {
+                        Conditions.await(() -> thread.getState() == Thread.State.TIMED_WAITING,
+                                "the BLOCKING caller to sleep in the transport's wait for progress");
+                    } else {
+                        for (int sample = 0; sample < 200; sample++) {
+                            Thread.State state = thread.getState();
+                            assertTrue(state == Thread.State.RUNNABLE || state == Thread.State.BLOCKED,
+                                    "a BUSY_POLL caller was seen " + state);
+                            Thread.sleep(1);
+                        }
                     }
+                } finally {
+                    // Also on failure: the handler would otherwise hold the server's close.
+                    release.countDown();
                 }
-                release.countDown();
                 assertEquals(OflStatus.OK, status.get(30, TimeUnit.SECONDS), mode.toString());
             }
         }

@@ -182,30 +182,37 @@ class LinkTest {
 
     /**
      * A post the provider refuses reaches the caller as its errno, not as success (the transports
-     * name it in their failure): nothing completes a receive while no message arrives, so one more
-     * than the queue the device granted is refused.
+     * name it in their failure): nothing completes a receive while no message arrives, so the queue
+     * fills and a receive beyond it is refused. Where it fills is the device's: at least what it
+     * granted, and some rxe kernels report the depth asked for while their ring holds more; the
+     * rxe provider of older rdma-core returns the error negated.
      */
     @Test
     void aReceivePostedToAFullQueueReturnsTheProvidersError() {
         Link a = create(false);
         int granted = a.qp.capabilities().maxRecvWr();
-        for (int i = 0; i < granted; i++) {
-            assertEquals(0, a.postReceive(i, 0, 0, 0), "receive " + i + " of " + granted);
+        int accepted = 0;
+        int rc = 0;
+        while (accepted <= 4 * granted && (rc = a.postReceive(accepted, 0, 0, 0)) == 0) {
+            accepted++;
         }
-        assertEquals(Errno.ENOMEM, a.postReceive(granted, 0, 0, 0), "a receive beyond the granted queue");
+        assertTrue(accepted >= granted, accepted + " receives accepted of the " + granted + " granted");
+        assertEquals(Errno.ENOMEM, Math.abs(rc), "a receive beyond the queue, after " + accepted + " accepted");
     }
 
     /**
-     * The completion queue holds a completion for every work request both queues can hold at once:
-     * one dropped for want of room would leave whoever waits for it waiting for ever. Every receive
-     * the queue holds is flushed by ERR, as many sends again are posted and flushed, and every one
-     * of them is polled.
+     * The completion queue holds a completion for every work request the link asked both queues
+     * for: one dropped for want of room would leave whoever waits for it waiting for ever. That
+     * many receives are flushed by ERR, that many sends are posted and flushed, and every one of
+     * them is polled.
      */
     @Test
     void theCompletionQueueHoldsACompletionForEveryWorkRequestOfBothQueues() {
         Link a = create(false);
-        int receives = a.qp.capabilities().maxRecvWr();
-        int sends = a.qp.capabilities().maxSendWr();
+        // The depths the link was made with: a device may grant more, but the transports never
+        // post more than they asked for, and the completion queue is sized from those.
+        int receives = 16;
+        int sends = 16;
         for (int i = 0; i < receives; i++) {
             assertEquals(0, a.postReceive(i, 0, 0, 0), "receive " + i);
         }
