@@ -14,14 +14,11 @@ import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.MessageType;
 import dev.ofl.api.wire.WireStatus;
 import dev.ofl.verbs.ffm.ibv_wc_opcode;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -139,19 +136,15 @@ class HostileRdmaClientTest {
     void aViolatingSendClosesOnlyThatConnectionAndIsCountedOnce(String field, Spoiler spoiler) throws Exception {
         long violationsBefore = server.statistics().protocolViolations();
         String log;
-        PrintStream originalErr = System.err;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try (VerbsPeer hostile = VerbsPeer.client(server.localAddress(), SERVICE, LIMITS,
+        StderrCapture stderr = StderrCapture.start();
+        try (stderr; VerbsPeer hostile = VerbsPeer.client(server.localAddress(), SERVICE, LIMITS,
                 RdmaSettings.RNR_RETRY_BOUNDED)) {
             assertEcho(hostile, 0);
             hostile.postSend(spoiler.applyAsInt(hostile));
             assertTrue(hostile.closedByPeer(20), "the server did not close the violating connection");
             awaitConnections(1);
-        } finally {
-            System.setErr(originalErr);
-            log = captured.toString(StandardCharsets.UTF_8);
         }
+        log = stderr.text();
         assertEquals(violationsBefore + 1, server.statistics().protocolViolations(), "violations counted");
         assertTrue(log.contains("closing connection") && log.contains(field + " = "),
                 "the server's log must name the field '" + field + "':\n" + log);
@@ -204,10 +197,8 @@ class HostileRdmaClientTest {
     void halfCloseAfterARequestStillDeliversItsResponse() throws Exception {
         long violations = server.statistics().protocolViolations();
         long undelivered = server.statistics().undeliveredResponses();
-        PrintStream originalErr = System.err;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try (VerbsPeer hostile = VerbsPeer.client(server.localAddress(), SERVICE, LIMITS,
+        StderrCapture stderr = StderrCapture.start();
+        try (stderr; VerbsPeer hostile = VerbsPeer.client(server.localAddress(), SERVICE, LIMITS,
                 RdmaSettings.RNR_RETRY_BOUNDED)) {
             hostile.postSend(spoil(hostile, 0, h -> h.op(OP_HOLD)));
             assertTrue(holdEntered.await(TestEnvironment.seconds(10), TimeUnit.SECONDS), "the handler never ran");
@@ -218,10 +209,8 @@ class HostileRdmaClientTest {
             assertEquals(0, wc.immediate());
             assertTrue(hostile.closedByPeer(20), "the server kept the half-closed connection");
             awaitConnections(1);
-        } finally {
-            System.setErr(originalErr);
         }
-        String log = captured.toString(StandardCharsets.UTF_8);
+        String log = stderr.text();
         assertFalse(log.contains(" INFO ") || log.contains(" WARN "), "a client that left between requests ends "
                 + "quietly (DEBUG):\n" + log);
         assertEquals(violations, server.statistics().protocolViolations());
@@ -239,10 +228,8 @@ class HostileRdmaClientTest {
     void aResponseWriteToAnUnregisteredRangeIsReportedAsNotAccepted() throws Exception {
         long violations = server.statistics().protocolViolations();
         long undelivered = server.statistics().undeliveredResponses();
-        PrintStream originalErr = System.err;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try (VerbsPeer hostile = VerbsPeer.client(server.localAddress(), SERVICE, LIMITS,
+        StderrCapture stderr = StderrCapture.start();
+        try (stderr; VerbsPeer hostile = VerbsPeer.client(server.localAddress(), SERVICE, LIMITS,
                 RdmaSettings.RNR_RETRY_BOUNDED)) {
             assertEcho(hostile, 0);
             // The send area is registered for local access only: no remote write may use its key.
@@ -250,10 +237,8 @@ class HostileRdmaClientTest {
                     new int[] {hostile.sendMr.rkey()}));
             assertTrue(hostile.closedByPeer(20), "the server kept the connection whose write was refused");
             awaitConnections(1);
-        } finally {
-            System.setErr(originalErr);
         }
-        String log = captured.toString(StandardCharsets.UTF_8);
+        String log = stderr.text();
         assertTrue(log.contains("broke while a response was being delivered: a response write was not accepted (")
                 && log.contains("IBV_WC_REM_ACCESS_ERR"), "the server's log must name the refused write:\n" + log);
         assertEquals(violations, server.statistics().protocolViolations());

@@ -16,13 +16,10 @@ import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
 import dev.ofl.conformance.Conditions;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -95,8 +92,6 @@ class RdmaConnectionThreadTest {
         ServerConfig config = ServerConfig.builder().backend(RdmaBackend.NAME)
                 .bind(new InetSocketAddress(TestEnvironment.address(), 0)).serviceName("interrupted")
                 .waitMode(WaitMode.BLOCKING).properties(TestEnvironment.rdmaProperties()).build();
-        PrintStream originalErr = System.err;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
         String log;
         try (OflServer server = Ofl.serve(config, (request, response) -> {
             // A handler that leaves its thread interrupted: every later park would return at once.
@@ -104,8 +99,8 @@ class RdmaConnectionThreadTest {
             response.write(request.payload());
             return 0;
         }); Arena arena = Arena.ofShared()) {
-            System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            try (OflClient client = Ofl.connect(ClientConfig.builder().backend(RdmaBackend.NAME)
+            StderrCapture stderr = StderrCapture.start();
+            try (stderr; OflClient client = Ofl.connect(ClientConfig.builder().backend(RdmaBackend.NAME)
                     .server(server.localAddress()).serviceName("interrupted")
                     .properties(TestEnvironment.rdmaProperties()).build())) {
                 MemorySegment memory = arena.allocate(8, 8);
@@ -119,12 +114,10 @@ class RdmaConnectionThreadTest {
                 }
                 // The check comes when the connection thread next parks: a thread that found every
                 // request without parking reports it once idle, before its client leaves.
-                Conditions.await(() -> captured.toString(StandardCharsets.UTF_8).contains(warning),
+                Conditions.await(() -> stderr.text().contains(warning),
                         "the idle connection thread to report the interrupt its handler left");
-            } finally {
-                System.setErr(originalErr);
-                log = captured.toString(StandardCharsets.UTF_8);
             }
+            log = stderr.text();
         }
         int reports = log.split(java.util.regex.Pattern.quote(warning), -1).length - 1;
         assertEquals(1, reports, "the interrupt is reported once per connection:\n" + log);

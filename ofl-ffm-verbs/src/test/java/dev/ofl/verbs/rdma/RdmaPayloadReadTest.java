@@ -19,13 +19,10 @@ import dev.ofl.api.WaitMode;
 import dev.ofl.api.spi.ServerMemory;
 import dev.ofl.api.wire.PayloadRead;
 import dev.ofl.api.wire.RangeDescriptor;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -374,12 +371,10 @@ class RdmaPayloadReadTest {
     @MethodSource("violations")
     void aBrokenPayloadReadIsAViolation(String field, Violation violation) throws Exception {
         Limits limits = new Limits(16 << 10, 16 << 10, 4, 2);
-        PrintStream originalErr = System.err;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
         String log;
         try (OflServer server = serve(server(limits).build(), new CountDownLatch(0), new CountDownLatch(0))) {
-            System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            try (VerbsPeer hostile = VerbsPeer.readingClient(server.localAddress(), SERVICE, limits)) {
+            StderrCapture stderr = StderrCapture.start();
+            try (stderr; VerbsPeer hostile = VerbsPeer.readingClient(server.localAddress(), SERVICE, limits)) {
                 assertEquals(RdmaSettings.DEFAULT_INLINE_REQUEST_BYTES, hostile.inlineLimit);
                 long[] send = violation.send(hostile);
                 hostile.postSend(send[0], (int) send[1]);
@@ -388,10 +383,8 @@ class RdmaPayloadReadTest {
                 while (server.statistics().protocolViolations() != 1 && System.nanoTime() - deadlineNs < 0) {
                     LockSupport.parkNanos(1_000_000L);
                 }
-            } finally {
-                System.setErr(originalErr);
-                log = captured.toString(StandardCharsets.UTF_8);
             }
+            log = stderr.text();
             assertEquals(1, server.statistics().protocolViolations(), "violations counted");
             assertTrue(log.contains("closing connection") && log.contains(field + " = "),
                     "the server's log must name the field '" + field + "':\n" + log);

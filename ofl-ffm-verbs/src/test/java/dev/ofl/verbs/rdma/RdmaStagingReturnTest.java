@@ -20,12 +20,9 @@ import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.PayloadRead;
 import dev.ofl.api.wire.RangeDescriptor;
 import dev.ofl.conformance.Conditions;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -121,8 +118,6 @@ class RdmaStagingReturnTest {
                 .limits(new Limits(64, RESPONSE_BYTES, 1, 2))
                 .bootstrapTimeout(TestEnvironment.duration(5))
                 .properties(TestEnvironment.rdmaProperties()).build();
-        PrintStream originalErr = System.err;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
         String log;
         try (OflServer server = serve(config, (request, response) -> {
             if (request.op() == OP_LATE) {
@@ -144,8 +139,8 @@ class RdmaStagingReturnTest {
                     .connectTimeout(TestEnvironment.duration(5))
                     .properties(TestEnvironment.rdmaProperties()).build();
             MemorySegment memory = arena.allocate(RESPONSE_BYTES, 4096);
-            System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            try (OflClient client = Ofl.connect(clientConfig)) {
+            StderrCapture stderr = StderrCapture.start();
+            try (stderr; OflClient client = Ofl.connect(clientConfig)) {
                 Region region = client.registerRegion(memory);
                 Completion completion = new Completion();
                 long ticket = client.submit(OP_LATE, 0, 0, ResponseRanges.of(region));
@@ -158,10 +153,8 @@ class RdmaStagingReturnTest {
                         "the server to see its response's writes fail");
                 Conditions.await(() -> server.connectionCount() == 0, "the connection to end");
                 Conditions.await(() -> pool.inUseBytes() == 0, "every block of the failed response to return");
-            } finally {
-                System.setErr(originalErr);
-                log = captured.toString(StandardCharsets.UTF_8);
             }
+            log = stderr.text();
             assertTrue(pool.highWaterBytes() >= RESPONSE_BYTES / 2, "the response borrowed its blocks: "
                     + pool.highWaterBytes());
             assertTrue(log.contains("broke while a response was being delivered: a response write was not accepted ("),
