@@ -1,12 +1,17 @@
 package dev.ofl.verbs.rdma;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ofl.api.ClientConfig;
+import dev.ofl.api.Completion;
 import dev.ofl.api.Ofl;
 import dev.ofl.api.OflClient;
+import dev.ofl.api.OflException;
 import dev.ofl.api.OflServer;
+import dev.ofl.api.OflStatus;
+import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.spi.ServerMemory;
 import dev.ofl.conformance.Conditions;
@@ -19,6 +24,7 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -38,6 +44,7 @@ import org.junit.jupiter.api.Timeout;
 class RdmaTeardownCountsTest {
     private static final int CYCLES = 40;
     private static final int HELD = 3;
+    private static final int SERVER_CYCLES = 6;
     private static final String[] KINDS = {"PD", "MR", "CQ", "channel", "QP", "socket connection"};
 
     @Test
@@ -120,6 +127,63 @@ class RdmaTeardownCountsTest {
             }
             Conditions.await(() -> server.connectionCount() == 0, "the last connection to end");
             Conditions.await(() -> Arrays.equals(before, countsUnchecked(live)), "the verbs objects alive");
+        }
+    }
+
+    /**
+     * A server that starts, answers and closes gives back what it opened for itself, not only for
+     * its connections: the device's protection domain and the registration of its staging pool
+     * (made when the first response needs staging), also when it fails to start because its port
+     * is taken. Servers come and go in one process as services restart or tests run; each that
+     * kept its device open would pin its memory until the process ends.
+     */
+    @Test
+    void serversThatStartAnswerAndCloseGiveBackTheirDomainAndStagingRegistration() throws Throwable {
+        MethodHandle live = liveObjects();
+        ServerConfig config = ServerConfig.builder().backend(RdmaBackend.NAME)
+                .bind(new InetSocketAddress("127.0.0.1", 0)).serviceName("server-teardown").build();
+        // One server first: whatever is made once per process is in the baseline.
+        serveOneResponse(config);
+        long[] before = counts(live);
+        for (int i = 0; i < SERVER_CYCLES; i++) {
+            serveOneResponse(config);
+        }
+        // A server that cannot bind (its port is taken) has opened its device already: it closes it.
+        try (ServerSocketChannel taken = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0))) {
+            ServerConfig clash = ServerConfig.builder().backend(RdmaBackend.NAME)
+                    .bind((InetSocketAddress) taken.getLocalAddress()).serviceName("server-teardown").build();
+            for (int i = 0; i < SERVER_CYCLES; i++) {
+                assertThrows(OflException.class, () -> Ofl.serve(clash, (request, response) -> 0).close());
+            }
+        }
+        try {
+            Conditions.await(() -> Arrays.equals(before, countsUnchecked(live)), "the verbs objects alive");
+        } catch (AssertionError timedOut) {
+            assertEquals(describe(before), describe(counts(live)), "the verbs objects alive after "
+                    + SERVER_CYCLES + " servers started, answered a request and closed");
+        }
+    }
+
+    /** Starts a server, has it stage and send one response, and closes it; counts one PD and its MRs while open. */
+    private static void serveOneResponse(ServerConfig config) throws Throwable {
+        MethodHandle live = liveObjects();
+        long[] idle = counts(live);
+        try (OflServer server = Ofl.serve(config, (request, response) -> {
+            response.write(request.payload());
+            return 0;
+        }); Arena arena = Arena.ofShared()) {
+            long[] serving = counts(live);
+            assertEquals(idle[0] + 1, serving[0], "a serving RDMA server holds its device's protection domain");
+            try (OflClient client = Ofl.connect(ClientConfig.builder().backend(RdmaBackend.NAME)
+                    .server(server.localAddress()).serviceName(config.serviceName()).build())) {
+                MemorySegment memory = arena.allocate(8, 8);
+                client.requestPayload().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 42);
+                Completion completion = new Completion();
+                assertEquals(OflStatus.OK, client.call(1, 0, 8, ResponseRanges.of(client.registerRegion(memory)),
+                        TestEnvironment.nanos(10), completion), completion::toString);
+                assertEquals(42, memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
+            }
+            Conditions.await(() -> server.connectionCount() == 0, "the connection to end");
         }
     }
 
