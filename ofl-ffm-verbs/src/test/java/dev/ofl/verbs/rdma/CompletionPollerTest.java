@@ -120,6 +120,27 @@ class CompletionPollerTest {
         void run() throws Throwable;
     }
 
+    /**
+     * The client's own wait ({@link Libc#awaitReadable}, poll(2) on its completion channel) asks
+     * for readability and says what it found: nothing on a quiet descriptor, one descriptor once it
+     * is readable. Its memory is gone once it is closed.
+     */
+    @Test
+    void theClientsPollReportsOnlyAReadableDescriptor() throws Throwable {
+        int fd = eventFd();
+        Libc libc = new Libc();
+        try {
+            assertEquals(0, libc.awaitReadable(fd, 0), "a quiet descriptor");
+            signal(fd);
+            assertEquals(1, libc.awaitReadable(fd, 0), "a readable descriptor");
+            consume(fd);
+            assertEquals(0, libc.awaitReadable(fd, 0), "read back to quiet");
+        } finally {
+            libc.close();
+        }
+        assertThrows(IllegalStateException.class, () -> libc.awaitReadable(fd, 0), "used after close");
+    }
+
     @Test
     void aReadableDescriptorWakesItsOwnerEachTimeItIsArmed() throws Throwable {
         CompletionPoller poller = new CompletionPoller(NO_SWEEP_NS);
