@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -31,13 +32,16 @@ class RdmaUnacknowledgedBoundTest {
 
     /**
      * The client sends a request and leaves (socket closed, queue pair destroyed) while its handler
-     * runs; the response's writes are then never acknowledged. Once the server's clock passes the
-     * bound, the connection ends, the response counts as undelivered, and the log says that the
-     * queue pair was broken and names the lost peer and the flushed write.
+     * runs; the response's writes are then never acknowledged. While the bound has not passed on
+     * the server's clock, the connection waits for them (its thread keeps looking at the clock);
+     * once it has, the connection ends, the response counts as undelivered, and the log says that
+     * the queue pair was broken and names the lost peer and the flushed write.
      */
     @Test
     void aResponseToALostClientIsBrokenOffOnceTheBoundPasses() throws Exception {
         AtomicLong skew = new AtomicLong();
+        AtomicReference<Thread> connection = new AtomicReference<>();
+        AtomicLong connectionReads = new AtomicLong();
         Map<String, String> properties = new HashMap<>(TestEnvironment.rdmaProperties());
         // 4.096 us x 2^22: about 17 s per try, seven tries: minutes before the provider gives up.
         properties.put(RdmaSettings.TIMEOUT, "22");
@@ -48,10 +52,17 @@ class RdmaUnacknowledgedBoundTest {
                 .bind(new InetSocketAddress(TestEnvironment.address(), 0)).serviceName(SERVICE).limits(limits)
                 .bootstrapTimeout(TestEnvironment.duration(5)).properties(properties)
                 // The clock runs ahead by the skew; no idle timeout may end the connection instead.
-                .clock(() -> System.nanoTime() + skew.get()).idleTimeout(Duration.ofDays(365)).build();
+                .clock(() -> {
+                    if (Thread.currentThread() == connection.get()) {
+                        connectionReads.incrementAndGet();
+                    }
+                    return System.nanoTime() + skew.get();
+                }).idleTimeout(Duration.ofDays(365)).build();
         String log;
         StderrCapture stderr = StderrCapture.start();
         try (stderr; OflServer server = Ofl.serve(config, (request, response) -> {
+            // The handler runs on the connection's thread.
+            connection.set(Thread.currentThread());
             entered.countDown();
             if (!release.await(TestEnvironment.seconds(30), TimeUnit.SECONDS)) {
                 return 99;
@@ -67,6 +78,12 @@ class RdmaUnacknowledgedBoundTest {
                 assertTrue(entered.await(TestEnvironment.seconds(20), TimeUnit.SECONDS), "the handler never ran");
             }
             release.countDown();
+            // A few reads while the response is posted; then one per look at the unacknowledged
+            // writes, made only while the client is known lost and the queue pair not broken.
+            Conditions.await(() -> connectionReads.get() > 100 || server.connectionCount() == 0,
+                    "the connection to wait for its response's writes");
+            assertEquals(1, server.connectionCount(), "the connection ended before the bound passed");
+            assertEquals(0, server.statistics().undeliveredResponses());
             // Each look moves the server's clock 10 s on: the bound (2 x 2 minutes + 0.5 s) passes
             // within a few dozen looks, the provider's retries do not.
             Conditions.await(() -> {
