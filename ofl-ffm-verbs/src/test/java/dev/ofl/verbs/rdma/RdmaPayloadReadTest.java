@@ -17,6 +17,8 @@ import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
 import dev.ofl.api.spi.ServerMemory;
+import dev.ofl.api.spi.StagingPool;
+import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.PayloadRead;
 import dev.ofl.api.wire.RangeDescriptor;
 import java.lang.foreign.Arena;
@@ -30,6 +32,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
+import java.util.zip.CRC32;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -314,6 +317,83 @@ class RdmaPayloadReadTest {
                     new ResponseRanges().add(otherRegion, 0, 16), TestEnvironment.nanos(20), completion),
                     completion::toString);
             assertEquals(0, server.statistics().protocolViolations());
+        }
+    }
+
+    /**
+     * A payload's extent may be held by this connection's own last response, whose blocks come
+     * back only once this connection's thread sees that response's writes complete: before
+     * waiting for other connections to return staging, the transport waits for its own writes, and
+     * the request is served instead of answered BUSY. The budget lets this connection read
+     * payloads (a largest request and a largest response fit) and another connection holds a
+     * largest request's worth, so the payload fits only once the previous response's blocks are
+     * back. That response is 4 MiB, so that its writes are still travelling when the payload,
+     * sent right after its request, is taken.
+     */
+    @Test
+    void aPayloadWaitsForTheConnectionsOwnResponseToReturnItsStaging() throws Exception {
+        Limits limits = new Limits(64 << 10, 62 * (64 << 10), 1, 2);
+        int opFill = 3;
+        int opCrc = 4;
+        long payloadExtent = StagingPool.blocksFor(MessageHeader.requestLength(limits.maxRequestBytes(), 1))
+                * StagingPool.BLOCK_BYTES;
+        long budget = payloadExtent + limits.maxResponseBytes();
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ServerConfig config = server(limits).stagingBudgetBytes(budget).stagingTimeout(Duration.ofSeconds(1))
+                .build();
+        try (OflServer server = Ofl.serve(config, (request, response) -> {
+            if (request.op() == OP_HOLD) {
+                entered.countDown();
+                return release.await(TestEnvironment.seconds(30), TimeUnit.SECONDS) ? 0 : 99;
+            }
+            if (request.op() == opFill) {
+                response.buffer().fill((byte) 0x6B);
+                response.commit(response.capacity());
+                return 0;
+            }
+            CRC32 crc = new CRC32();
+            crc.update(request.payload().asByteBuffer());
+            response.buffer().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, crc.getValue());
+            response.commit(8);
+            return 0;
+        }); Arena arena = Arena.ofShared(); OflClient holder = connect(server, limits);
+                OflClient client = connect(server, limits)) {
+            MemorySegment memory = arena.allocate(limits.maxResponseBytes() + 8L, 4096);
+            Region holderRegion = holder.registerRegion(memory);
+            Region region = client.registerRegion(memory);
+            // Another connection holds as much staging as a largest payload needs, until the end.
+            long held = holder.submit(OP_HOLD, 0, 0, new ResponseRanges().add(holderRegion, 0, payloadExtent));
+            assertTrue(entered.await(TestEnvironment.seconds(20), TimeUnit.SECONDS), "the held handler never ran");
+            MemorySegment bytes = arena.allocate(limits.maxRequestBytes());
+            for (int i = 0; i < limits.maxRequestBytes(); i++) {
+                bytes.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + (i >>> 8)));
+            }
+            CRC32 expected = new CRC32();
+            expected.update(bytes.asByteBuffer());
+            // A largest response, then at once (one copy, no loop) a largest payload by descriptor:
+            // when its extent is borrowed, the response's blocks are still out unless its writes
+            // were seen complete.
+            long fill = client.submit(opFill, 0, 0, new ResponseRanges().add(region, 0, limits.maxResponseBytes()));
+            MemorySegment.copy(bytes, 0, client.requestPayload(), 0, limits.maxRequestBytes());
+            long read = client.submit(opCrc, 0, limits.maxRequestBytes(),
+                    new ResponseRanges().add(region, limits.maxResponseBytes(), 8));
+            assertTrue(fill >= 0 && read >= 0, "submitted: " + fill + ", " + read);
+            Completion completion = new Completion();
+            assertEquals(OflStatus.OK, client.await(fill, System.nanoTime() + TestEnvironment.nanos(20), completion),
+                    completion::toString);
+            assertEquals(-1L, memory.asSlice(0, limits.maxResponseBytes()).mismatch(
+                    arena.allocate(limits.maxResponseBytes()).fill((byte) 0x6B)), "the large response's bytes");
+            assertEquals(OflStatus.OK, client.await(read, System.nanoTime() + TestEnvironment.nanos(20), completion),
+                    () -> "the payload after the connection's own response: " + completion);
+            assertEquals(expected.getValue(), memory.get(ValueLayout.JAVA_LONG_UNALIGNED, limits.maxResponseBytes()),
+                    "the payload's checksum");
+            release.countDown();
+            assertEquals(OflStatus.OK, holder.await(held, System.nanoTime() + TestEnvironment.nanos(20), completion),
+                    completion::toString);
+            assertEquals(0, server.statistics().protocolViolations());
+        } finally {
+            release.countDown();
         }
     }
 

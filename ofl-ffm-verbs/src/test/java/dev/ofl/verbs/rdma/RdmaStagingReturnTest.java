@@ -60,11 +60,18 @@ class RdmaStagingReturnTest {
                 });
     }
 
+    /**
+     * A closing server waits for the writes of the last response it posted before it tears the
+     * connection down (the transport's flush): breaking the queue pair at once would drop the
+     * writes still queued. The response is larger than what a provider holds in flight at once
+     * (softverbs: its 4 MiB socket buffers), so that some of its writes are still queued when the
+     * connection thread returns from posting them.
+     */
     @Test
     void aResponseFinishedWhileTheServerClosesReachesItsClient() throws Exception {
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        int bytes = 256 << 10;
+        int bytes = 16 << 20;
         ServerConfig config = ServerConfig.builder().backend(RdmaBackend.NAME)
                 .bind(new InetSocketAddress(TestEnvironment.address(), 0)).serviceName(SERVICE)
                 .limits(new Limits(64, bytes, 1, 2)).drainTimeout(TestEnvironment.duration(30))
