@@ -22,17 +22,14 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandle;
 import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -159,11 +156,11 @@ class RdmaTeardownCountsTest {
             // One of each first: whatever is made once per process is in the baseline.
             failBoth(refused, unanswered, silent);
             long[] before = counts(live);
-            long filesBefore = openFiles();
+            long filesBefore = TestEnvironment.openFiles();
             for (int i = 0; i < FAILED_CYCLES; i++) {
                 failBoth(refused, unanswered, silent);
             }
-            Conditions.await(() -> openFiles() - filesBefore < FAILED_CYCLES, "open files to be fewer than "
+            Conditions.await(() -> TestEnvironment.openFiles() - filesBefore < FAILED_CYCLES, "open files to be fewer than "
                     + FAILED_CYCLES + " more than the " + filesBefore + " before " + FAILED_CYCLES
                     + " failed connects of each kind");
             try {
@@ -197,11 +194,11 @@ class RdmaTeardownCountsTest {
             // The first attempt also ends the first connection: the baseline is after it.
             assertThrows(OflRefusedException.class, client::reconnect);
             long[] before = counts(live);
-            long filesBefore = openFiles();
+            long filesBefore = TestEnvironment.openFiles();
             for (int i = 0; i < FAILED_CYCLES; i++) {
                 assertThrows(OflRefusedException.class, client::reconnect);
             }
-            Conditions.await(() -> openFiles() - filesBefore < FAILED_CYCLES, "open files to be fewer than "
+            Conditions.await(() -> TestEnvironment.openFiles() - filesBefore < FAILED_CYCLES, "open files to be fewer than "
                     + FAILED_CYCLES + " more than the " + filesBefore + " before " + FAILED_CYCLES
                     + " refused reconnects");
             try {
@@ -219,15 +216,6 @@ class RdmaTeardownCountsTest {
         assertThrows(OflRefusedException.class, () -> Ofl.connect(refused));
         assertThrows(OflConnectionException.class, () -> Ofl.connect(unanswered));
         silent.accept().close();
-    }
-
-    /** This process's open file descriptors. */
-    private static long openFiles() {
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.count();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     @SuppressWarnings("restricted")
