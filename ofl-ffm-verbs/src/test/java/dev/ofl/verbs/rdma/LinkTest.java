@@ -339,6 +339,22 @@ class LinkTest {
         assertTrue(link.qp.capabilities().maxInlineData() >= 64, link.qp.capabilities()::toString);
     }
 
+    /**
+     * A link whose queue pair the device refuses closes the completion channel it made first: an
+     * open file on every device. Several attempts, so that a file another thread opens meanwhile
+     * cannot fail the test.
+     */
+    @Test
+    void aRefusedLinkClosesItsCompletionChannel() {
+        int attempts = 8;
+        long before = TestEnvironment.openFiles();
+        for (int i = 0; i < attempts; i++) {
+            assertThrows(VerbsException.class, () -> Link.create(device, device.gid, 20_000, 1, 256, true, 0));
+        }
+        long grown = TestEnvironment.openFiles() - before;
+        assertTrue(grown < attempts, "open files grew by " + grown + " over " + attempts + " refused links");
+    }
+
     @Test
     void settingsReachTheQueuePairAtConnect() {
         RdmaSettings custom = RdmaSettings.from(Map.of(RdmaSettings.TIMEOUT, "9", RdmaSettings.RETRY_COUNT, "2"));

@@ -8,11 +8,14 @@ import dev.ofl.api.ClientConfig;
 import dev.ofl.api.Completion;
 import dev.ofl.api.Ofl;
 import dev.ofl.api.OflClient;
+import dev.ofl.api.OflConnectionException;
 import dev.ofl.api.OflException;
+import dev.ofl.api.OflRefusedException;
 import dev.ofl.api.OflServer;
 import dev.ofl.api.OflStatus;
 import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
+import dev.ofl.api.WaitMode;
 import dev.ofl.api.spi.ServerMemory;
 import dev.ofl.conformance.Conditions;
 import dev.ofl.verbs.VerbsLibrary;
@@ -22,10 +25,12 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
+import java.io.IOException;
 import java.lang.invoke.MethodHandle;
 import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -45,6 +50,7 @@ class RdmaTeardownCountsTest {
     private static final int CYCLES = 40;
     private static final int HELD = 3;
     private static final int SERVER_CYCLES = 6;
+    private static final int FAILED_CYCLES = 20;
     private static final String[] KINDS = {"PD", "MR", "CQ", "channel", "QP", "socket connection"};
 
     @Test
@@ -185,6 +191,93 @@ class RdmaTeardownCountsTest {
             }
             Conditions.await(() -> server.connectionCount() == 0, "the connection to end");
         }
+    }
+
+    /**
+     * A connect that fails after its bootstrap socket and its queue pair exist gives both back:
+     * neither a refusal (another service name) nor a server that accepts the TCP connection and
+     * never answers the HELLO leaves an open file or a live verbs object per attempt. Files are
+     * counted in {@code /proc/self/fd} and compared with the number of attempts, so a file some
+     * other thread opens meanwhile cannot fail the test; the server's own sockets for the refused
+     * connections are closed by then, as the server sends a refusal and closes at once.
+     */
+    @Test
+    void failedConnectsCloseTheirSocketAndReleaseTheirVerbsObjects() throws Throwable {
+        MethodHandle live = liveObjects();
+        ServerConfig config = ServerConfig.builder().backend(RdmaBackend.NAME)
+                .bind(new InetSocketAddress("127.0.0.1", 0)).serviceName("teardown").build();
+        try (OflServer server = Ofl.serve(config, (request, response) -> 0);
+                ServerSocketChannel silent = ServerSocketChannel.open()) {
+            silent.bind(new InetSocketAddress("127.0.0.1", 0), FAILED_CYCLES + 2);
+            ClientConfig refused = ClientConfig.builder().backend(RdmaBackend.NAME).server(server.localAddress())
+                    .serviceName("another service").build();
+            // Nothing answers there, so a short timeout only shortens the test.
+            ClientConfig unanswered = ClientConfig.builder().backend(RdmaBackend.NAME)
+                    .server((InetSocketAddress) silent.getLocalAddress()).serviceName("teardown")
+                    .connectTimeout(Duration.ofMillis(300)).build();
+            // One of each first: whatever is made once per process is in the baseline.
+            failBoth(refused, unanswered, silent);
+            long[] before = counts(live);
+            long filesBefore = TestEnvironment.openFiles();
+            for (int i = 0; i < FAILED_CYCLES; i++) {
+                failBoth(refused, unanswered, silent);
+            }
+            Conditions.await(() -> TestEnvironment.openFiles() - filesBefore < FAILED_CYCLES, "open files to be fewer than "
+                    + FAILED_CYCLES + " more than the " + filesBefore + " before " + FAILED_CYCLES
+                    + " failed connects of each kind");
+            try {
+                Conditions.await(() -> Arrays.equals(before, countsUnchecked(live)), "the verbs objects alive");
+            } catch (AssertionError timedOut) {
+                assertEquals(describe(before), describe(counts(live)), "the verbs objects alive after "
+                        + FAILED_CYCLES + " failed connects of each kind");
+            }
+        }
+    }
+
+    /**
+     * A reconnect that is refused gives back what the attempt made while the client lives on:
+     * its device stays open, so a queue pair, queue, completion channel or registration the
+     * attempt left behind would stay alive (after a failed first connect the device is closed and
+     * takes them along). The server is replaced on the same port by one of another service name.
+     */
+    @Test
+    void refusedReconnectsReleaseEachAttempt() throws Throwable {
+        MethodHandle live = liveObjects();
+        OflServer first = Ofl.serve(ServerConfig.builder().backend(RdmaBackend.NAME)
+                .bind(new InetSocketAddress("127.0.0.1", 0)).serviceName("reconnect").build(), (request, response) -> 0);
+        InetSocketAddress address = first.localAddress();
+        // Blocking, so that each attempt also makes a completion channel: a file descriptor on every device.
+        OflClient client = Ofl.connect(ClientConfig.builder().backend(RdmaBackend.NAME).server(address)
+                .serviceName("reconnect").waitMode(WaitMode.BLOCKING).build());
+        first.close();
+        OflServer other = Ofl.serve(ServerConfig.builder().backend(RdmaBackend.NAME).bind(address)
+                .serviceName("another service").build(), (request, response) -> 0);
+        try (client; other) {
+            // The first attempt also ends the first connection: the baseline is after it.
+            assertThrows(OflRefusedException.class, client::reconnect);
+            long[] before = counts(live);
+            long filesBefore = TestEnvironment.openFiles();
+            for (int i = 0; i < FAILED_CYCLES; i++) {
+                assertThrows(OflRefusedException.class, client::reconnect);
+            }
+            Conditions.await(() -> TestEnvironment.openFiles() - filesBefore < FAILED_CYCLES, "open files to be fewer than "
+                    + FAILED_CYCLES + " more than the " + filesBefore + " before " + FAILED_CYCLES
+                    + " refused reconnects");
+            try {
+                Conditions.await(() -> Arrays.equals(before, countsUnchecked(live)), "the verbs objects alive");
+            } catch (AssertionError timedOut) {
+                assertEquals(describe(before), describe(counts(live)), "the verbs objects alive after "
+                        + FAILED_CYCLES + " refused reconnects");
+            }
+        }
+    }
+
+    /** One refused connect, and one that times out waiting for the WELCOME (its accepted socket then closed). */
+    private static void failBoth(ClientConfig refused, ClientConfig unanswered, ServerSocketChannel silent)
+            throws IOException {
+        assertThrows(OflRefusedException.class, () -> Ofl.connect(refused));
+        assertThrows(OflConnectionException.class, () -> Ofl.connect(unanswered));
+        silent.accept().close();
     }
 
     @SuppressWarnings("restricted")

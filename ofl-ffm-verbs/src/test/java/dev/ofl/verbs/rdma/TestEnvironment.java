@@ -1,7 +1,11 @@
 package dev.ofl.verbs.rdma;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,6 +13,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * What the RDMA tests take from system properties so that they can run somewhere slower or more
@@ -29,6 +34,18 @@ final class TestEnvironment {
     static final String RDMA_PREFIX = "ofl.test.rdma.";
 
     private TestEnvironment() {
+    }
+
+    /**
+     * This process's open file descriptors (entries of {@code /proc/self/fd}); Linux only, as is
+     * RDMA here. Other threads open files too: compare a growth with a number of cycles.
+     */
+    static long openFiles() {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** The factor on every wait; at least 1. */
