@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Timeout;
 class RdmaClientEventsTest {
     private static final int CALLS = 5;
 
+    /** The events a BLOCKING client takes while it waits are all acknowledged by the time its call returns. */
     @Test
     void everyEventTakenWhileWaitingIsAcknowledged() {
         ServerConfig config = ServerConfig.builder().backend(RdmaBackend.NAME)
