@@ -201,6 +201,43 @@ class LinkTest {
     }
 
     /**
+     * The same for the send queue: a SEND the peer has no receive for waits (receiver not ready,
+     * retried for ever), so the sends behind it fill the queue and the one beyond it is refused.
+     */
+    @Test
+    void aSendPostedToAFullQueueReturnsTheProvidersError() {
+        Link a = pair()[0];
+        int granted = a.qp.capabilities().maxSendWr();
+        int accepted = 0;
+        int rc = 0;
+        while (accepted <= 4 * granted
+                && (rc = a.postSend(accepted, ibv_wr_opcode.IBV_WR_SEND, true, 0, 0, 0, 0, 0, 0)) == 0) {
+            accepted++;
+        }
+        assertTrue(accepted >= granted, accepted + " sends accepted of the " + granted + " granted");
+        assertEquals(Errno.ENOMEM, Math.abs(rc), "a send beyond the queue, after " + accepted + " accepted");
+    }
+
+    /**
+     * Closing a live link moves its queue pair to ERR before it posts the markers that drain it:
+     * posted on a queue pair still in RTS, the send marker would travel to the peer and consume a
+     * receive there. The peer's receive stays untouched until the peer itself breaks and flushes it.
+     */
+    @Test
+    void closingALiveLinkSendsNothingToThePeer() {
+        Link[] pair = pair();
+        Link a = pair[0];
+        Link b = pair[1];
+        assertEquals(0, b.postReceive(7, 0, 0, 0));
+        a.close();
+        assertTrue(a.isBroken(), "close moved the queue pair to ERR");
+        b.breakLink();
+        long[] flushed = next(b);
+        assertEquals(7, flushed[0]);
+        assertEquals(ibv_wc_status.IBV_WC_WR_FLUSH_ERR, flushed[1], "the peer's receive took nothing from the close");
+    }
+
+    /**
      * The completion queue holds a completion for every work request the link asked both queues
      * for: one dropped for want of room would leave whoever waits for it waiting for ever. That
      * many receives are flushed by ERR, that many sends are posted and flushed, and every one of
