@@ -43,6 +43,8 @@ class RdmaUnacknowledgedBoundTest {
         AtomicLong skew = new AtomicLong();
         AtomicReference<Thread> connection = new AtomicReference<>();
         AtomicLong connectionReads = new AtomicLong();
+        // The liveness watcher reads the server's clock when it reports the client lost.
+        AtomicLong lossReports = new AtomicLong();
         Map<String, String> properties = new HashMap<>(TestEnvironment.rdmaProperties());
         // 4.096 us x 2^22: about 17 s per try, seven tries: minutes before the provider gives up.
         properties.put(RdmaSettings.TIMEOUT, "22");
@@ -56,6 +58,8 @@ class RdmaUnacknowledgedBoundTest {
                 .clock(() -> {
                     if (Thread.currentThread() == connection.get()) {
                         connectionReads.incrementAndGet();
+                    } else if (Thread.currentThread().getName().equals("ofl-liveness")) {
+                        lossReports.incrementAndGet();
                     }
                     return System.nanoTime() + skew.get();
                 }).idleTimeout(Duration.ofDays(365)).build();
@@ -85,8 +89,10 @@ class RdmaUnacknowledgedBoundTest {
                     "the connection to wait for its response's writes");
             assertEquals(1, server.connectionCount(), "the connection ended before the bound passed");
             // Between looks the thread parks: a wait that returned at once whenever the peer was
-            // known lost kept a core busy for the whole bound, and was never seen parked.
+            // known lost kept a core busy for the whole bound, and was never seen parked. (Before
+            // the loss is reported it parks for the writes' completions, which proves nothing.)
             Thread thread = connection.get();
+            Conditions.await(() -> lossReports.get() > 0, "the liveness watcher to report the client lost");
             Conditions.await(() -> thread.getState() == Thread.State.TIMED_WAITING,
                     "the connection's thread to park while it waits for the lost client's acknowledgement");
             assertEquals(1, server.connectionCount(), "the connection ended before the bound passed");
