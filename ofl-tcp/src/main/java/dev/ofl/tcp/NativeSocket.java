@@ -15,6 +15,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SocketChannel;
+import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,9 +38,8 @@ import org.slf4j.LoggerFactory;
  * for everything else (bootstrap, blocking waits, shutdown); the socket ends when both are closed.
  *
  * <p><b>Threading and lifetime.</b> Reads, writes and {@link #close()} belong to the one thread
- * that owns the connection at a time; breaking a connection from another thread goes through the
- * channel ({@code shutdown}), never through this descriptor. The call-state buffer is this
- * object's, freed by {@link #close()}.
+ * that owns the connection at a time; {@link #shutdown()}, which breaks the connection, may come
+ * from any thread. The call-state buffer is this object's, freed by {@link #close()}.
  */
 // Restricted: the downcalls, made only when native access is enabled for this module (checked first).
 @SuppressWarnings("restricted")
@@ -53,6 +53,10 @@ final class NativeSocket implements AutoCloseable {
     private static final int EPIPE = 32;
     private static final int ECONNRESET = 104;
     private static final int SOCKADDR_BYTES = 128;
+    private static final int F_DUPFD_CLOEXEC = 1030;
+    private static final int SHUT_RDWR = 2;
+    /** Calls moving at most this many bytes are made as critical calls. */
+    private static final int SHORT_CALL_BYTES = 16 << 10;
     private static final ValueLayout.OfShort NETWORK_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     /** The first 12 bytes of an IPv4-mapped IPv6 address. */
     private static final byte[] V4_MAPPED = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xff, (byte) 0xff};
@@ -63,7 +67,10 @@ final class NativeSocket implements AutoCloseable {
     private static final String UNAVAILABLE;
     private static final MethodHandle RECV;
     private static final MethodHandle SEND;
-    private static final MethodHandle DUP;
+    private static final MethodHandle RECV_SHORT;
+    private static final MethodHandle SEND_SHORT;
+    private static final MethodHandle DUP_CLOEXEC;
+    private static final MethodHandle SHUTDOWN;
     private static final MethodHandle CLOSE;
     private static final MethodHandle GETSOCKNAME;
     private static final MethodHandle GETPEERNAME;
@@ -74,7 +81,10 @@ final class NativeSocket implements AutoCloseable {
         String unavailable = null;
         MethodHandle recv = null;
         MethodHandle send = null;
+        MethodHandle recvShort = null;
+        MethodHandle sendShort = null;
         MethodHandle dup = null;
+        MethodHandle shutdown = null;
         MethodHandle close = null;
         MethodHandle getsockname = null;
         MethodHandle getpeername = null;
@@ -93,13 +103,19 @@ final class NativeSocket implements AutoCloseable {
                 Linker.Option errno = Linker.Option.captureCallState("errno");
                 state = Linker.Option.captureStateLayout();
                 errnoOffset = state.byteOffset(MemoryLayout.PathElement.groupElement("errno"));
-                // recv and send with MSG_DONTWAIT never block: no thread-state transition needed.
                 FunctionDescriptor io = FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT,
                         ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT);
-                recv = linker.downcallHandle(find(libc, "recv"), io, errno, Linker.Option.critical(false));
-                send = linker.downcallHandle(find(libc, "send"), io, errno, Linker.Option.critical(false));
-                dup = linker.downcallHandle(find(libc, "dup"),
-                        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+                recv = linker.downcallHandle(find(libc, "recv"), io, errno);
+                send = linker.downcallHandle(find(libc, "send"), io, errno);
+                // With MSG_DONTWAIT neither blocks, and a short copy is brief enough to skip the
+                // thread-state transition (a critical call holds back safepoints while it runs).
+                recvShort = linker.downcallHandle(find(libc, "recv"), io, errno, Linker.Option.critical(false));
+                sendShort = linker.downcallHandle(find(libc, "send"), io, errno, Linker.Option.critical(false));
+                // fcntl(fd, F_DUPFD_CLOEXEC, 0): a duplicate that a fork and exec does not inherit.
+                dup = linker.downcallHandle(find(libc, "fcntl"), FunctionDescriptor.of(ValueLayout.JAVA_INT,
+                        ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT), Linker.Option.firstVariadicArg(2));
+                shutdown = linker.downcallHandle(find(libc, "shutdown"),
+                        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
                 close = linker.downcallHandle(find(libc, "close"),
                         FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
                 FunctionDescriptor name = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
@@ -113,7 +129,10 @@ final class NativeSocket implements AutoCloseable {
         UNAVAILABLE = unavailable;
         RECV = recv;
         SEND = send;
-        DUP = dup;
+        RECV_SHORT = recvShort;
+        SEND_SHORT = sendShort;
+        DUP_CLOEXEC = dup;
+        SHUTDOWN = shutdown;
         CLOSE = close;
         GETSOCKNAME = getsockname;
         GETPEERNAME = getpeername;
@@ -206,15 +225,25 @@ final class NativeSocket implements AutoCloseable {
                     continue;
                 }
                 // Checked again on our own duplicate: the number may have been closed and reused meanwhile.
-                int own = (int) DUP.invokeExact(candidate);
+                int own = (int) DUP_CLOEXEC.invokeExact(candidate, F_DUPFD_CLOEXEC, 0);
                 if (own < 0) {
                     continue;
                 }
-                if (is(own, local, remote, address, length)) {
-                    return new NativeSocket(own);
+                boolean kept = false;
+                try {
+                    if (is(own, local, remote, address, length)) {
+                        NativeSocket socket = new NativeSocket(own);
+                        kept = true;
+                        return socket;
+                    }
+                } finally {
+                    if (!kept) {
+                        int ignored = (int) CLOSE.invokeExact(own);
+                    }
                 }
-                int ignored = (int) CLOSE.invokeExact(own);
             }
+        } catch (DirectoryIteratorException e) {
+            throw e.getCause();
         } catch (IOException | RuntimeException | Error e) {
             throw e;
         } catch (Throwable e) {
@@ -271,7 +300,9 @@ final class NativeSocket implements AutoCloseable {
         }
         long n;
         try {
-            n = (long) RECV.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT);
+            n = length <= SHORT_CALL_BYTES
+                    ? (long) RECV_SHORT.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT)
+                    : (long) RECV.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT);
         } catch (Throwable e) {
             throw new IOException("recv failed: " + e, e);
         }
@@ -298,7 +329,9 @@ final class NativeSocket implements AutoCloseable {
         }
         long n;
         try {
-            n = (long) SEND.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT | MSG_NOSIGNAL);
+            n = length <= SHORT_CALL_BYTES
+                    ? (long) SEND_SHORT.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT | MSG_NOSIGNAL)
+                    : (long) SEND.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT | MSG_NOSIGNAL);
         } catch (Throwable e) {
             throw new IOException("send failed: " + e, e);
         }
@@ -348,9 +381,25 @@ final class NativeSocket implements AutoCloseable {
         return n;
     }
 
+    /**
+     * Ends the socket's stream both ways, whatever holds it open: the owner's next read sees the
+     * end and the peer sees the close. Callable from any thread; excludes {@link #close()}, so it
+     * never reaches a descriptor number that was closed and reused. Idempotent.
+     */
+    synchronized void shutdown() {
+        if (closed) {
+            return;
+        }
+        try {
+            int ignored = (int) SHUTDOWN.invokeExact(fd, SHUT_RDWR);
+        } catch (Throwable e) {
+            // shutdown(2) of a connected socket we hold fails only if it is already shut down.
+        }
+    }
+
     /** Closes this object's descriptor; the socket itself ends once its channel is closed too. Idempotent. */
     @Override
-    public void close() {
+    public synchronized void close() {
         if (closed) {
             return;
         }

@@ -80,6 +80,8 @@ final class TcpServerTransport implements ServerTransport {
      * leave the duplicate holding it open).
      */
     private volatile NativeSocket socket;
+    /** Set by {@link #breakConnection()} before it looks at {@link #socket}; read after each direct call. */
+    private volatile boolean broken;
 
     TcpServerTransport(ServerConfig config, SocketChannel channel, StagingPool pool, long spinNs) {
         this(config, channel, pool, spinNs, true);
@@ -136,8 +138,8 @@ final class TcpServerTransport implements ServerTransport {
             channel.configureBlocking(false);
             if (directSocketCalls) {
                 socket = NativeSocket.forBusyPoll(channel);
-                if (socket != null && !channel.isOpen()) {
-                    // A break that ran before the socket was published closed only the channel.
+                if (socket != null && broken) {
+                    // A break that looked before the socket was published could not shut it down.
                     closeSocket();
                     throw new ClosedChannelException();
                 }
@@ -255,7 +257,17 @@ final class TcpServerTransport implements ServerTransport {
         idle.reset();
         while (rxBuffer.position() < length) {
             NativeSocket direct = socket;
-            int n = direct != null ? direct.read(rx.address(), rxBuffer) : channel.read(rxBuffer);
+            int n;
+            if (direct != null) {
+                n = direct.read(rx.address(), rxBuffer);
+                // The kernel still hands out what it held when the socket was shut down: nothing read
+                // after a break may reach the handler, as nothing does through a closed channel.
+                if (broken) {
+                    throw new ClosedChannelException();
+                }
+            } else {
+                n = channel.read(rxBuffer);
+            }
             if (n < 0) {
                 rxEnd = rxBuffer.position();
                 if (rxEnd == 0) {
@@ -300,6 +312,9 @@ final class TcpServerTransport implements ServerTransport {
         NativeSocket direct = socket;
         idle.reset();
         while (buffer.hasRemaining()) {
+            if (direct != null && broken) {
+                throw new ClosedChannelException();
+            }
             idle.idle(direct != null ? direct.write(base, buffer) : channel.write(buffer));
         }
     }
@@ -380,16 +395,13 @@ final class TcpServerTransport implements ServerTransport {
 
     @Override
     public void breakConnection() {
-        if (socket != null) {
+        broken = true;
+        NativeSocket direct = socket;
+        if (direct != null) {
             // The connection thread's duplicate descriptor keeps the socket open after the channel
-            // closes: end the stream on the socket itself, so that its reads see the end and the
-            // client sees the close.
-            try {
-                channel.shutdownInput();
-                channel.shutdownOutput();
-            } catch (IOException e) {
-                // Already closed or shut down: nothing more to end.
-            }
+            // closes (and the channel may be closed already): end the stream on the socket itself,
+            // so that the client sees the close and the connection's reads see the end.
+            direct.shutdown();
         }
         BootstrapIo.closeQuietly(channel);
     }

@@ -20,6 +20,9 @@ import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
 import dev.ofl.api.spi.ClientSession;
 import dev.ofl.api.spi.StagingPool;
+import dev.ofl.api.RefusalCode;
+import dev.ofl.api.wire.Bootstrap;
+import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.conformance.Conditions;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -29,8 +32,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -309,6 +315,52 @@ class TcpDirectSocketCallsTest {
                     return true;
                 }
             }, "the client to read the end of the broken connection");
+        } finally {
+            transport.close();
+            pool.close();
+        }
+    }
+
+    /**
+     * The idle timeout closes the connection's channel before it breaks the transport: the break
+     * must still end the socket that the duplicate holds (a shutdown of the channel would find it
+     * closed), or the client waits for a reply until its deadline; so must the connection thread,
+     * whose reads after a break are refused.
+     */
+    @Test
+    void anIdleTimeoutEndsABusyConnectionThoughItClosesTheChannelFirst() {
+        try (OflServer server = Ofl.serve(server(WaitMode.BUSY_POLL, Map.of()).idleTimeout(Duration.ofMillis(200))
+                .build(), (request, response) -> 0); OflClient c = Ofl.connect(clientOf(server, Map.of()).build())) {
+            Completion completion = new Completion();
+            assertEquals(OflStatus.OK, c.call(1, 0, 0, new ResponseRanges(), DEADLINE_NS, completion));
+            Conditions.await(() -> server.connectionCount() == 0, "the idle timeout to close the connection");
+            OflConnectionException e = assertThrows(OflConnectionException.class,
+                    () -> c.call(1, 0, 0, new ResponseRanges(), DEADLINE_NS, completion));
+            assertTrue(e.getMessage().contains("the server closed the connection"), e.getMessage());
+        }
+    }
+
+    /**
+     * What the kernel held when the connection was broken is not served: a request already
+     * received is refused by the next read as through a closed channel, not handed to a handler.
+     */
+    @Test
+    void aRequestBufferedBeforeABreakIsNotReadAfterIt() throws Exception {
+        StagingPool pool = new StagingPool(1 << 20, StagingPool.Memory.offHeap(), NanoClock.SYSTEM);
+        TcpServerTransport transport = new TcpServerTransport(ServerConfig.builder()
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).serviceName(SERVICE)
+                .waitMode(WaitMode.BUSY_POLL).build(), accepted, pool, 0, true);
+        try {
+            transport.accept(Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, SERVICE, new Limits(1024, 4096, 4, 4), ""));
+            transport.start();
+            assertTrue(transport.usesDirectSocketCalls());
+            client.write(ByteBuffer.allocate(MessageHeader.LENGTH));
+            try (Selector arrived = Selector.open()) {
+                accepted.register(arrived, SelectionKey.OP_READ);
+                assertEquals(1, arrived.select(TimeUnit.SECONDS.toMillis(30)), "the request to arrive");
+            }
+            transport.breakConnection();
+            assertThrows(IOException.class, transport::nextRequest, "a request read after the break");
         } finally {
             transport.close();
             pool.close();

@@ -698,6 +698,10 @@ final class RdmaServerTransport implements ServerTransport {
                     deadlineNs = Math.max(startNs, peerLossNs) + unacknowledgedBoundNs + 1;
                 }
             }
+            if (loss != null && deadlineNs == Long.MAX_VALUE) {
+                // Broken (or the break failed): the flushes end the wait; look again now and then anyway.
+                deadlineNs = config.clock().nanoTime() + CLOCK_RECHECK_NS;
+            }
             // Neither a drain nor a loss already seen ends this wait: only these writes' completions,
             // the bound or closing do. A loss seen for the first time makes the loop set the bound.
             waitForCompletions(work, deadlineNs, false, loss == null);
