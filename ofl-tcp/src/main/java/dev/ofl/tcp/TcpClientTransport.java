@@ -53,6 +53,7 @@ final class TcpClientTransport implements ClientTransport {
     private final NanoClock clock;
     private final IdleStrategy idle;
     private final WaitMode waitMode;
+    private final boolean directSocketCalls;
     private final Arena arena;
     private final MemorySegment slots;
     private final long slotBytes;
@@ -64,6 +65,8 @@ final class TcpClientTransport implements ClientTransport {
     private ByteBuffer[] regionBuffers = new ByteBuffer[4];
 
     private SocketChannel channel;
+    /** BUSY_POLL: reads and writes through direct calls on the socket's own descriptor; else null. */
+    private NativeSocket socket;
     private String path = "";
     private Selector selector;
     private SelectionKey key;
@@ -72,7 +75,12 @@ final class TcpClientTransport implements ClientTransport {
     private long pieceRemaining;
 
     TcpClientTransport(ClientConfig config, MemorySegment slots, long slotBytes) {
+        this(config, slots, slotBytes, true);
+    }
+
+    TcpClientTransport(ClientConfig config, MemorySegment slots, long slotBytes, boolean directSocketCalls) {
         this.config = config;
+        this.directSocketCalls = directSocketCalls;
         this.clock = config.clock();
         this.idle = config.idleStrategy();
         this.waitMode = config.waitMode();
@@ -97,6 +105,9 @@ final class TcpClientTransport implements ClientTransport {
             ClientBootstrap.exchange(ch, server, Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, config.serviceName(),
                     config.limits(), ""), deadlineNs, clock, config.authentication());
             ch.configureBlocking(false);
+            if (waitMode == WaitMode.BUSY_POLL && directSocketCalls) {
+                socket = NativeSocket.forBusyPoll(ch);
+            }
             sel = Selector.open();
             key = ch.register(sel, SelectionKey.OP_READ);
             selector = sel;
@@ -108,11 +119,13 @@ final class TcpClientTransport implements ClientTransport {
             path = "from " + ch.getLocalAddress();
             LOG.debug("connected to {} as {}", server, ch.getLocalAddress());
         } catch (IOException e) {
+            closeSocket();
             BootstrapIo.closeQuietly(ch);
             BootstrapIo.closeQuietly(sel);
             throw new OflConnectionException("cannot connect to " + server + ": " + e
                     + "; is an ofl server running and bound to exactly that address and port?", e);
         } catch (RuntimeException e) {
+            closeSocket();
             BootstrapIo.closeQuietly(ch);
             BootstrapIo.closeQuietly(sel);
             throw e;
@@ -154,17 +167,18 @@ final class TcpClientTransport implements ClientTransport {
         ByteBuffer out = slotBuffers[(int) ((message.address() - slots.address()) / slotBytes)];
         out.limit((int) length).position(0);
         try {
-            write(out, sink);
+            write(message.address(), out, sink);
         } catch (IOException e) {
             throw new OflConnectionException("sending a request failed: " + e, e);
         }
     }
 
-    private void write(ByteBuffer out, ResponseSink sink) throws IOException, ProtocolException {
+    /** Writes {@code out}, a view of native memory whose index 0 is at {@code base}. */
+    private void write(long base, ByteBuffer out, ResponseSink sink) throws IOException, ProtocolException {
         long stallStartNs = 0;
         idle.reset();
         while (out.hasRemaining()) {
-            if (channel.write(out) > 0) {
+            if ((socket != null ? socket.write(base, out) : channel.write(out)) > 0) {
                 stallStartNs = 0;
                 continue;
             }
@@ -234,7 +248,7 @@ final class TcpClientTransport implements ClientTransport {
             rxStart = 0;
         }
         rxBuffer.limit(RX_BYTES).position(rxEnd);
-        int n = channel.read(rxBuffer);
+        int n = socket != null ? socket.read(rx.address(), rxBuffer) : channel.read(rxBuffer);
         if (n < 0) {
             throw new IOException("the server closed the connection");
         }
@@ -283,12 +297,27 @@ final class TcpClientTransport implements ClientTransport {
         long chunk = cursor.chunk(pieceRemaining);
         ByteBuffer target = regionBuffers[cursor.key()];
         target.limit((int) (start + chunk)).position((int) start);
-        int n = channel.read(target);
+        int n;
+        if (socket != null) {
+            MemorySegment region = regionSegments[cursor.key()];
+            // A direct read is given an address, which outlives the memory: check what NIO's view would.
+            if (!region.scope().isAlive()) {
+                throw new IllegalStateException("the memory of region " + cursor.key() + " was freed while registered");
+            }
+            n = socket.read(region.address(), target);
+        } else {
+            n = channel.read(target);
+        }
         if (n > 0) {
             pieceRemaining -= n;
             cursor.advance(n);
         }
         return n;
+    }
+
+    /** Whether the connection reads and writes through direct socket calls; for tests. */
+    boolean usesDirectSocketCalls() {
+        return socket != null;
     }
 
     @Override
@@ -299,8 +328,17 @@ final class TcpClientTransport implements ClientTransport {
     /** Closes the socket: nothing more can be read into any range. */
     @Override
     public void breakConnection() {
+        closeSocket();
         BootstrapIo.closeQuietly(channel);
         BootstrapIo.closeQuietly(selector);
+    }
+
+    /** Closes the direct descriptor first: once the channel is closed too, the socket ends. */
+    private void closeSocket() {
+        if (socket != null) {
+            socket.close();
+            socket = null;
+        }
     }
 
     @Override

@@ -20,6 +20,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SocketChannel;
 
 /**
@@ -71,9 +72,25 @@ final class TcpServerTransport implements ServerTransport {
     private long committedBytes;
     /** BLOCKING mode: how long to read without blocking before a read may park the thread. */
     private final long spinNs;
+    private final boolean directSocketCalls;
+    /**
+     * BUSY_POLL: the connection's reads and writes go through direct calls on this duplicate of
+     * the socket's descriptor, owned and closed by the connection's thread; else null. Volatile:
+     * a break from another thread must see it to end the socket (closing the channel alone would
+     * leave the duplicate holding it open).
+     */
+    private volatile NativeSocket socket;
+    /** Set by {@link #breakConnection()} before it looks at {@link #socket}; read after each direct call. */
+    private volatile boolean broken;
 
     TcpServerTransport(ServerConfig config, SocketChannel channel, StagingPool pool, long spinNs) {
+        this(config, channel, pool, spinNs, true);
+    }
+
+    TcpServerTransport(ServerConfig config, SocketChannel channel, StagingPool pool, long spinNs,
+            boolean directSocketCalls) {
         this.config = config;
+        this.directSocketCalls = directSocketCalls;
         this.spinNs = config.waitMode() == WaitMode.BLOCKING ? spinNs : 0;
         this.channel = channel;
         this.idle = config.idleStrategy();
@@ -119,7 +136,20 @@ final class TcpServerTransport implements ServerTransport {
     public void start() throws IOException {
         if (config.waitMode() == WaitMode.BUSY_POLL) {
             channel.configureBlocking(false);
+            if (directSocketCalls) {
+                socket = NativeSocket.forBusyPoll(channel);
+                if (socket != null && broken) {
+                    // A break that looked before the socket was published could not shut it down.
+                    closeSocket();
+                    throw new ClosedChannelException();
+                }
+            }
         }
+    }
+
+    /** Whether the connection reads and writes through direct socket calls; for tests. */
+    boolean usesDirectSocketCalls() {
+        return socket != null;
     }
 
     @Override
@@ -226,7 +256,18 @@ final class TcpServerTransport implements ServerTransport {
         }
         idle.reset();
         while (rxBuffer.position() < length) {
-            int n = channel.read(rxBuffer);
+            NativeSocket direct = socket;
+            int n;
+            if (direct != null) {
+                n = direct.read(rx.address(), rxBuffer);
+                // The kernel still hands out what it held when the socket was shut down: nothing read
+                // after a break may reach the handler, as nothing does through a closed channel.
+                if (broken) {
+                    throw new ClosedChannelException();
+                }
+            } else {
+                n = channel.read(rxBuffer);
+            }
             if (n < 0) {
                 rxEnd = rxBuffer.position();
                 if (rxEnd == 0) {
@@ -266,10 +307,15 @@ final class TcpServerTransport implements ServerTransport {
         }
     }
 
-    private void writeFully(ByteBuffer buffer) throws IOException {
+    /** Writes all of {@code buffer}, a view of native memory whose index 0 is at {@code base}. */
+    private void writeFully(long base, ByteBuffer buffer) throws IOException {
+        NativeSocket direct = socket;
         idle.reset();
         while (buffer.hasRemaining()) {
-            idle.idle(channel.write(buffer));
+            if (direct != null && broken) {
+                throw new ClosedChannelException();
+            }
+            idle.idle(direct != null ? direct.write(base, buffer) : channel.write(buffer));
         }
     }
 
@@ -323,12 +369,13 @@ final class TcpServerTransport implements ServerTransport {
                 at += (int) piece;
             } else {
                 txBuffer.limit(at).position(0);
-                writeFully(txBuffer);
+                writeFully(tx.address(), txBuffer);
                 if (stagingBuffer != null) {
                     stagingBuffer.limit((int) (stagingOffset + to)).position((int) (stagingOffset + from));
-                    writeFully(stagingBuffer);
+                    writeFully(staging.address(), stagingBuffer);
                 } else {
-                    writeFully(staging.asSlice(stagingOffset + from, piece).asByteBuffer());
+                    MemorySegment slice = staging.asSlice(stagingOffset + from, piece);
+                    writeFully(slice.address(), slice.asByteBuffer());
                 }
                 at = 0;
             }
@@ -342,18 +389,35 @@ final class TcpServerTransport implements ServerTransport {
         }
         if (at > 0) {
             txBuffer.limit(at).position(0);
-            writeFully(txBuffer);
+            writeFully(tx.address(), txBuffer);
         }
     }
 
     @Override
     public void breakConnection() {
+        broken = true;
+        NativeSocket direct = socket;
+        if (direct != null) {
+            // The connection thread's duplicate descriptor keeps the socket open after the channel
+            // closes (and the channel may be closed already): end the stream on the socket itself,
+            // so that the client sees the close and the connection's reads see the end.
+            direct.shutdown();
+        }
         BootstrapIo.closeQuietly(channel);
+    }
+
+    private void closeSocket() {
+        NativeSocket direct = socket;
+        if (direct != null) {
+            socket = null;
+            direct.close();
+        }
     }
 
     @Override
     public boolean close() {
         breakConnection();
+        closeSocket();
         if (arena != null) {
             arena.close();
             arena = null;

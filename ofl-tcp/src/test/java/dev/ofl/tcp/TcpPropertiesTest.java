@@ -21,7 +21,7 @@ import java.net.InetSocketAddress;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The backend's one property: its values, its bounds, and names it does not know. */
+/** The backend's spin property: its values, its bounds, and names it does not know. */
 class TcpPropertiesTest {
     private static ServerConfig.Builder server(Map<String, String> properties) {
         return ServerConfig.builder().backend(TcpBackend.NAME)
@@ -33,7 +33,8 @@ class TcpPropertiesTest {
     void unknownAndOutOfRangePropertiesAreRefusedNamingTheKey() {
         IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
                 () -> Ofl.serve(server(Map.of("tcp.spin", "5")).build(), (request, response) -> 0));
-        assertEquals("unknown TCP property 'tcp.spin'; known: tcp.blockingSpinMicros", unknown.getMessage());
+        assertEquals("unknown TCP property 'tcp.spin'; known: tcp.blockingSpinMicros, tcp.directSocketCalls",
+                unknown.getMessage());
         IllegalArgumentException range = assertThrows(IllegalArgumentException.class,
                 () -> Ofl.serve(server(Map.of(TcpBackend.BLOCKING_SPIN_MICROS, "10001")).build(), (request, response) -> 0));
         assertEquals("tcp.blockingSpinMicros = 10001 is outside 0..10000", range.getMessage());

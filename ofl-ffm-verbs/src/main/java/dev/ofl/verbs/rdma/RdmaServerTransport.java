@@ -80,6 +80,11 @@ final class RdmaServerTransport implements ServerTransport {
     /** Every this many writes one is signalled, so the send queue's progress can be observed. */
     private static final int SIGNAL_INTERVAL = 64;
     private static final int MAX_INLINE = 256;
+    /**
+     * The longest park against a deadline on the server's clock: that clock is injectable and may
+     * move faster than the machine's, so a wait for it looks again at least this often.
+     */
+    private static final long CLOCK_RECHECK_NS = 10_000_000L;
 
     private final RdmaDevice device;
     private final RdmaSettings settings;
@@ -355,7 +360,7 @@ final class RdmaServerTransport implements ServerTransport {
                     }
                     throw new IOException("the server is closing");
                 }
-                waitForCompletions(work, Long.MAX_VALUE, true);
+                waitForCompletions(work, Long.MAX_VALUE, true, true);
             }
         }
         int slot = pendingSlots[pendingHead];
@@ -504,7 +509,7 @@ final class RdmaServerTransport implements ServerTransport {
                 throw new IOException(peerLoss + " (while reading a request's payload)");
             }
             // A drain lets this request finish: only a completion, a peer loss or a break ends the wait.
-            waitForCompletions(work, Long.MAX_VALUE, false);
+            waitForCompletions(work, Long.MAX_VALUE, false, true);
         }
     }
 
@@ -612,8 +617,11 @@ final class RdmaServerTransport implements ServerTransport {
      *
      * @param deadlineNs on the server's clock, or {@link Long#MAX_VALUE} for none
      * @param drainWakes whether a drain ends the wait (it does not for a request already taken)
+     * @param lossWakes whether a lost peer ends the wait (it does not for a caller that already
+     *     knows of the loss: returning at once would make its loop spin)
      */
-    private void waitForCompletions(int work, long deadlineNs, boolean drainWakes) throws IOException {
+    private void waitForCompletions(int work, long deadlineNs, boolean drainWakes, boolean lossWakes)
+            throws IOException {
         if (closing) {
             throw new IOException("the server is closing");
         }
@@ -633,7 +641,8 @@ final class RdmaServerTransport implements ServerTransport {
                 // Let other threads run between polls: the carrier's other virtual threads, or on a
                 // platform thread (ConnectionThreads.PLATFORM) whatever else needs this core.
                 Thread.yield();
-            } while (System.nanoTime() - until < 0 && !closing && peerLoss == null && !(drainWakes && draining));
+            } while (System.nanoTime() - until < 0 && !closing && !(lossWakes && peerLoss != null)
+                    && !(drainWakes && draining));
         }
         int taken = 0;
         while (link.channel.takeEvent() != null) {
@@ -656,11 +665,11 @@ final class RdmaServerTransport implements ServerTransport {
                     + "RDMA connection thread are cleared and ignored", link.qp.qpNumber());
         }
         events.arm();
-        if (closing || peerLoss != null || (drainWakes && draining)) {
+        if (closing || (lossWakes && peerLoss != null) || (drainWakes && draining)) {
             return; // a wake-up between the last look and here may have been used up (a lock in the log above)
         }
         events.park(deadlineNs == Long.MAX_VALUE ? Long.MAX_VALUE
-                : deadlineNs - config.clock().nanoTime());
+                : Math.min(deadlineNs - config.clock().nanoTime(), CLOCK_RECHECK_NS));
     }
 
     /** Waits until at most {@code outstanding} posted writes are incomplete. */
@@ -678,7 +687,8 @@ final class RdmaServerTransport implements ServerTransport {
                 continue;
             }
             long deadlineNs = Long.MAX_VALUE;
-            if (peerLoss != null && !link.isBroken()) {
+            String loss = peerLoss;
+            if (loss != null && !link.isBroken()) {
                 long sinceNs = config.clock().nanoTime() - Math.max(startNs, peerLossNs);
                 if (sinceNs > unacknowledgedBoundNs) {
                     LOG.info("qp {}: a response stayed unacknowledged {} ms after the client left; breaking the "
@@ -688,7 +698,13 @@ final class RdmaServerTransport implements ServerTransport {
                     deadlineNs = Math.max(startNs, peerLossNs) + unacknowledgedBoundNs + 1;
                 }
             }
-            waitForCompletions(work, deadlineNs, true);
+            if (loss != null && deadlineNs == Long.MAX_VALUE) {
+                // Broken (or the break failed): the flushes end the wait; look again now and then anyway.
+                deadlineNs = config.clock().nanoTime() + CLOCK_RECHECK_NS;
+            }
+            // Neither a drain nor a loss already seen ends this wait: only these writes' completions,
+            // the bound or closing do. A loss seen for the first time makes the loop set the bound.
+            waitForCompletions(work, deadlineNs, false, loss == null);
         }
     }
 

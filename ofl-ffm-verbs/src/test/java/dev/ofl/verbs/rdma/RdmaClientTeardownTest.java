@@ -1,6 +1,8 @@
 package dev.ofl.verbs.rdma;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ofl.api.ClientConfig;
 import dev.ofl.api.Ofl;
@@ -11,6 +13,7 @@ import dev.ofl.api.ServerConfig;
 import dev.ofl.api.spi.ClientSession;
 import dev.ofl.conformance.Conditions;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -19,11 +22,26 @@ import org.junit.jupiter.api.Timeout;
  * The client transport's own steps of ending a connection each tell the server at once, by
  * closing the bootstrap socket, rather than leaving it to a later step: the session calls them
  * in varying orders (a timed-out call breaks the connection long before the client closes). And
- * what a connection registered goes with it.
+ * what a connection registered goes with it, and the client's send slots with the client.
  */
 @Timeout(120)
 class RdmaClientTeardownTest {
     private static final String SERVICE = "client-teardown";
+
+    /**
+     * A client whose transport released everything frees its send slots on close: the transport
+     * says so (it keeps them only when a queue pair that might still read them was not destroyed).
+     */
+    @Test
+    void closingAClientFreesItsSendSlots() {
+        try (OflServer server = serve()) {
+            OflClient client = connect(server);
+            MemorySegment payload = client.requestPayload();
+            assertTrue(payload.scope().isAlive());
+            client.close();
+            assertFalse(payload.scope().isAlive(), "the send slots are freed once the transport released everything");
+        }
+    }
 
     /** Breaking the connection ends the server's side of it while the client is still open. */
     @Test

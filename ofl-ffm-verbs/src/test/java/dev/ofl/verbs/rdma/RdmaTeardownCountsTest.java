@@ -226,13 +226,15 @@ class RdmaTeardownCountsTest {
     @Test
     void refusedReconnectsReleaseEachAttempt() throws Throwable {
         MethodHandle live = liveObjects();
-        OflServer first = Ofl.serve(ServerConfig.builder().backend(RdmaBackend.NAME)
-                .bind(new InetSocketAddress("127.0.0.1", 0)).serviceName("reconnect").build(), (request, response) -> 0);
-        InetSocketAddress address = first.localAddress();
-        // Blocking, so that each attempt also makes a completion channel: a file descriptor on every device.
-        OflClient client = Ofl.connect(ClientConfig.builder().backend(RdmaBackend.NAME).server(address)
-                .serviceName("reconnect").waitMode(WaitMode.BLOCKING).build());
-        first.close();
+        InetSocketAddress address;
+        OflClient client;
+        try (OflServer first = Ofl.serve(ServerConfig.builder().backend(RdmaBackend.NAME)
+                .bind(new InetSocketAddress("127.0.0.1", 0)).serviceName("reconnect").build(), (request, response) -> 0)) {
+            address = first.localAddress();
+            // Blocking, so that each attempt also makes a completion channel: a file descriptor on every device.
+            client = Ofl.connect(ClientConfig.builder().backend(RdmaBackend.NAME).server(address)
+                    .serviceName("reconnect").waitMode(WaitMode.BLOCKING).build());
+        }
         OflServer other = Ofl.serve(ServerConfig.builder().backend(RdmaBackend.NAME).bind(address)
                 .serviceName("another service").build(), (request, response) -> 0);
         try (client; other) {

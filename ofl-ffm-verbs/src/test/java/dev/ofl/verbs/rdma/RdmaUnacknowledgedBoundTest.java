@@ -33,15 +33,18 @@ class RdmaUnacknowledgedBoundTest {
     /**
      * The client sends a request and leaves (socket closed, queue pair destroyed) while its handler
      * runs; the response's writes are then never acknowledged. While the bound has not passed on
-     * the server's clock, the connection waits for them (its thread keeps looking at the clock);
-     * once it has, the connection ends, the response counts as undelivered, and the log says that
-     * the queue pair was broken and names the lost peer and the flushed write.
+     * the server's clock, the connection waits for them parked, not spinning (its thread wakes to
+     * look at the clock again every few milliseconds); once it has, the connection ends, the
+     * response counts as undelivered, and the log says that the queue pair was broken and names
+     * the lost peer and the flushed write.
      */
     @Test
     void aResponseToALostClientIsBrokenOffOnceTheBoundPasses() throws Exception {
         AtomicLong skew = new AtomicLong();
         AtomicReference<Thread> connection = new AtomicReference<>();
         AtomicLong connectionReads = new AtomicLong();
+        // The liveness watcher reads the server's clock when it reports the client lost.
+        AtomicLong lossReports = new AtomicLong();
         Map<String, String> properties = new HashMap<>(TestEnvironment.rdmaProperties());
         // 4.096 us x 2^22: about 17 s per try, seven tries: minutes before the provider gives up.
         properties.put(RdmaSettings.TIMEOUT, "22");
@@ -55,6 +58,8 @@ class RdmaUnacknowledgedBoundTest {
                 .clock(() -> {
                     if (Thread.currentThread() == connection.get()) {
                         connectionReads.incrementAndGet();
+                    } else if (Thread.currentThread().getName().equals("ofl-liveness")) {
+                        lossReports.incrementAndGet();
                     }
                     return System.nanoTime() + skew.get();
                 }).idleTimeout(Duration.ofDays(365)).build();
@@ -78,10 +83,18 @@ class RdmaUnacknowledgedBoundTest {
                 assertTrue(entered.await(TestEnvironment.seconds(20), TimeUnit.SECONDS), "the handler never ran");
             }
             release.countDown();
-            // A few reads while the response is posted; then one per look at the unacknowledged
+            // A few reads while the response is posted; then a few per look at the unacknowledged
             // writes, made only while the client is known lost and the queue pair not broken.
-            Conditions.await(() -> connectionReads.get() > 100 || server.connectionCount() == 0,
+            Conditions.await(() -> connectionReads.get() > 40 || server.connectionCount() == 0,
                     "the connection to wait for its response's writes");
+            assertEquals(1, server.connectionCount(), "the connection ended before the bound passed");
+            // Between looks the thread parks: a wait that returned at once whenever the peer was
+            // known lost kept a core busy for the whole bound, and was never seen parked. (Before
+            // the loss is reported it parks for the writes' completions, which proves nothing.)
+            Thread thread = connection.get();
+            Conditions.await(() -> lossReports.get() > 0, "the liveness watcher to report the client lost");
+            Conditions.await(() -> thread.getState() == Thread.State.TIMED_WAITING,
+                    "the connection's thread to park while it waits for the lost client's acknowledgement");
             assertEquals(1, server.connectionCount(), "the connection ended before the bound passed");
             assertEquals(0, server.statistics().undeliveredResponses());
             // Each look moves the server's clock 10 s on: the bound (2 x 2 minutes + 0.5 s) passes
