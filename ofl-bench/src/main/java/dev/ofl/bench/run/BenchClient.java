@@ -106,6 +106,11 @@ public final class BenchClient implements Callable<Integer> {
     @Option(names = "--backend", split = ",", paramLabel = "tcp|rdma", description = "Backends (default: tcp).")
     List<String> backends;
 
+    @Option(names = "--property", paramLabel = "KEY=VALUE",
+            description = "A backend property, e.g. tcp.directSocketCalls=false, for the clients of the backend its "
+                    + "prefix names; repeatable.")
+    private Map<String, String> properties = new LinkedHashMap<>();
+
     @Option(names = "--wait", split = ",", paramLabel = "busy|blocking",
             description = "Wait modes of both sides (default: busy,blocking).")
     List<String> waits;
@@ -315,7 +320,7 @@ public final class BenchClient implements Callable<Integer> {
         }
         LinkRunner.Settings settings = new LinkRunner.Settings(port, warmup, TimeUnit.MILLISECONDS.toNanos(warmupMs),
                 plan.iterations(), plan.cadenceNs(), TimeUnit.MILLISECONDS.toNanos(timeoutMs),
-                TimeUnit.MILLISECONDS.toNanos(warmupJitQuietMs));
+                TimeUnit.MILLISECONDS.toNanos(warmupJitQuietMs), properties);
         Progress progress = new Progress(log, blocks.size() * plan.servers().size());
         log.printf(Locale.ROOT, "ofl-bench: %d links x %d blocks (%d cases x %d variants x %d ABBA rounds x 2),"
                 + " %d warm-up + %d measured requests each%s%n", plan.servers().size(), blocks.size(),
