@@ -286,6 +286,11 @@ final class NativeSocket implements AutoCloseable {
         return port == expected.getPort() && ip != null && Arrays.equals(bytes, ip.getAddress());
     }
 
+    /** This object's own descriptor number; for tests. */
+    int descriptor() {
+        return fd;
+    }
+
     /**
      * Reads what has arrived, without waiting.
      *

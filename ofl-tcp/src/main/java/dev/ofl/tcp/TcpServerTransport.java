@@ -152,6 +152,12 @@ final class TcpServerTransport implements ServerTransport {
         return socket != null;
     }
 
+    /** The duplicate descriptor's number, or -1 without one; for tests. */
+    int directDescriptor() {
+        NativeSocket direct = socket;
+        return direct != null ? direct.descriptor() : -1;
+    }
+
     @Override
     public int receiveSlots() {
         return 1;

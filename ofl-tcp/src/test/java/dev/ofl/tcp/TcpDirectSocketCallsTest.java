@@ -36,6 +36,9 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -289,6 +292,39 @@ class TcpDirectSocketCallsTest {
             assertTrue(e.getMessage().contains("the server closed the connection"), e.getMessage());
         } finally {
             server.close();
+        }
+    }
+
+    /**
+     * Closing the server's end gives back its duplicate descriptor: a connection that left it open
+     * would keep its socket alive and leak a descriptor.
+     */
+    @Test
+    void closingTheServersEndClosesItsDuplicateDescriptor() throws Exception {
+        StagingPool pool = new StagingPool(1 << 20, StagingPool.Memory.offHeap(), NanoClock.SYSTEM);
+        TcpServerTransport transport = new TcpServerTransport(ServerConfig.builder()
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).serviceName(SERVICE)
+                .waitMode(WaitMode.BUSY_POLL).build(), accepted, pool, 0, true);
+        try {
+            transport.start();
+            Path duplicate = Path.of("/proc/self/fd", Integer.toString(transport.directDescriptor()));
+            Path socket = Files.readSymbolicLink(duplicate);
+            assertTrue(socket.toString().startsWith("socket:"), socket.toString());
+            assertTrue(transport.close());
+            // Closed, the number names nothing, or whatever another thread opened since: not this socket.
+            assertFalse(Files.exists(duplicate, LinkOption.NOFOLLOW_LINKS) && socket.equals(readLink(duplicate)),
+                    "the duplicate descriptor still holds " + socket);
+        } finally {
+            transport.close();
+            pool.close();
+        }
+    }
+
+    private static Path readLink(Path link) {
+        try {
+            return Files.readSymbolicLink(link);
+        } catch (IOException e) {
+            return null;
         }
     }
 
