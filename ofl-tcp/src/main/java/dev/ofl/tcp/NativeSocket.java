@@ -64,80 +64,64 @@ final class NativeSocket implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NativeSocket.class);
     private static final AtomicBoolean FALLBACK_REPORTED = new AtomicBoolean();
     /** Why the downcalls cannot be used in this process, or {@code null} when they can. */
-    private static final String UNAVAILABLE;
-    private static final MethodHandle RECV;
-    private static final MethodHandle SEND;
-    private static final MethodHandle RECV_SHORT;
-    private static final MethodHandle SEND_SHORT;
-    private static final MethodHandle DUP_CLOEXEC;
-    private static final MethodHandle SHUTDOWN;
-    private static final MethodHandle CLOSE;
-    private static final MethodHandle GETSOCKNAME;
-    private static final MethodHandle GETPEERNAME;
-    private static final MemoryLayout CALL_STATE;
-    private static final long ERRNO_OFFSET;
+    private static final String UNAVAILABLE = unavailability();
 
-    static {
-        String unavailable = null;
-        MethodHandle recv = null;
-        MethodHandle send = null;
-        MethodHandle recvShort = null;
-        MethodHandle sendShort = null;
-        MethodHandle dup = null;
-        MethodHandle shutdown = null;
-        MethodHandle close = null;
-        MethodHandle getsockname = null;
-        MethodHandle getpeername = null;
-        MemoryLayout state = null;
-        long errnoOffset = 0;
+    /**
+     * The C library's calls, bound when first touched: only once {@link #UNAVAILABLE} found the
+     * platform able, so a process without native access never reaches a restricted method.
+     */
+    private static final class Calls {
+        static final Linker LINKER = Linker.nativeLinker();
+        static final SymbolLookup LIBC = LINKER.defaultLookup();
+        static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
+        static final MemoryLayout CALL_STATE = Linker.Option.captureStateLayout();
+        static final long ERRNO_OFFSET = CALL_STATE.byteOffset(MemoryLayout.PathElement.groupElement("errno"));
+        static final FunctionDescriptor IO = FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT,
+                ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT);
+        static final FunctionDescriptor NAME = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                ValueLayout.ADDRESS, ValueLayout.ADDRESS);
+        static final MethodHandle RECV = LINKER.downcallHandle(find("recv"), IO, ERRNO);
+        static final MethodHandle SEND = LINKER.downcallHandle(find("send"), IO, ERRNO);
+        // With MSG_DONTWAIT neither blocks, and a short copy is brief enough to skip the
+        // thread-state transition (a critical call holds back safepoints while it runs).
+        static final MethodHandle RECV_SHORT = LINKER.downcallHandle(find("recv"), IO, ERRNO,
+                Linker.Option.critical(false));
+        static final MethodHandle SEND_SHORT = LINKER.downcallHandle(find("send"), IO, ERRNO,
+                Linker.Option.critical(false));
+        // fcntl(fd, F_DUPFD_CLOEXEC, 0): a duplicate that a fork and exec does not inherit.
+        static final MethodHandle DUP_CLOEXEC = LINKER.downcallHandle(find("fcntl"), FunctionDescriptor.of(
+                ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT),
+                Linker.Option.firstVariadicArg(2));
+        static final MethodHandle SHUTDOWN = LINKER.downcallHandle(find("shutdown"),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+        static final MethodHandle CLOSE = LINKER.downcallHandle(find("close"),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+        static final MethodHandle GETSOCKNAME = LINKER.downcallHandle(find("getsockname"), NAME);
+        static final MethodHandle GETPEERNAME = LINKER.downcallHandle(find("getpeername"), NAME);
+
+        private static MemorySegment find(String symbol) {
+            return LIBC.find(symbol).orElseThrow(() -> new IllegalStateException("no symbol " + symbol));
+        }
+
+        private Calls() {
+        }
+    }
+
+    private static String unavailability() {
         String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
         if (!os.contains("linux")) {
-            unavailable = "direct socket calls are built for Linux only (this is " + os + ")";
-        } else if (!NativeSocket.class.getModule().isNativeAccessEnabled()) {
-            unavailable = "native access is not enabled for " + moduleName()
-                    + " (start the JVM with --enable-native-access=" + moduleName() + ")";
-        } else {
-            try {
-                Linker linker = Linker.nativeLinker();
-                SymbolLookup libc = linker.defaultLookup();
-                Linker.Option errno = Linker.Option.captureCallState("errno");
-                state = Linker.Option.captureStateLayout();
-                errnoOffset = state.byteOffset(MemoryLayout.PathElement.groupElement("errno"));
-                FunctionDescriptor io = FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT,
-                        ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT);
-                recv = linker.downcallHandle(find(libc, "recv"), io, errno);
-                send = linker.downcallHandle(find(libc, "send"), io, errno);
-                // With MSG_DONTWAIT neither blocks, and a short copy is brief enough to skip the
-                // thread-state transition (a critical call holds back safepoints while it runs).
-                recvShort = linker.downcallHandle(find(libc, "recv"), io, errno, Linker.Option.critical(false));
-                sendShort = linker.downcallHandle(find(libc, "send"), io, errno, Linker.Option.critical(false));
-                // fcntl(fd, F_DUPFD_CLOEXEC, 0): a duplicate that a fork and exec does not inherit.
-                dup = linker.downcallHandle(find(libc, "fcntl"), FunctionDescriptor.of(ValueLayout.JAVA_INT,
-                        ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT), Linker.Option.firstVariadicArg(2));
-                shutdown = linker.downcallHandle(find(libc, "shutdown"),
-                        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-                close = linker.downcallHandle(find(libc, "close"),
-                        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-                FunctionDescriptor name = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
-                        ValueLayout.ADDRESS, ValueLayout.ADDRESS);
-                getsockname = linker.downcallHandle(find(libc, "getsockname"), name);
-                getpeername = linker.downcallHandle(find(libc, "getpeername"), name);
-            } catch (RuntimeException e) {
-                unavailable = "cannot bind the C library's socket calls: " + e;
-            }
+            return "direct socket calls are built for Linux only (this is " + os + ")";
         }
-        UNAVAILABLE = unavailable;
-        RECV = recv;
-        SEND = send;
-        RECV_SHORT = recvShort;
-        SEND_SHORT = sendShort;
-        DUP_CLOEXEC = dup;
-        SHUTDOWN = shutdown;
-        CLOSE = close;
-        GETSOCKNAME = getsockname;
-        GETPEERNAME = getpeername;
-        CALL_STATE = state;
-        ERRNO_OFFSET = errnoOffset;
+        if (!NativeSocket.class.getModule().isNativeAccessEnabled()) {
+            return "native access is not enabled for " + moduleName() + " (start the JVM with --enable-native-access="
+                    + moduleName() + ")";
+        }
+        try {
+            return Calls.GETPEERNAME != null ? null : "no getpeername";
+        } catch (RuntimeException | ExceptionInInitializerError e) {
+            Throwable cause = e instanceof ExceptionInInitializerError && e.getCause() != null ? e.getCause() : e;
+            return "cannot bind the C library's socket calls: " + cause;
+        }
     }
 
     private final int fd;
@@ -148,16 +132,12 @@ final class NativeSocket implements AutoCloseable {
     private NativeSocket(int fd) {
         this.fd = fd;
         this.arena = Arena.ofShared();
-        this.callState = arena.allocate(CALL_STATE);
+        this.callState = arena.allocate(Calls.CALL_STATE);
     }
 
     private static String moduleName() {
         Module module = NativeSocket.class.getModule();
         return module.isNamed() ? module.getName() : "ALL-UNNAMED";
-    }
-
-    private static MemorySegment find(SymbolLookup lookup, String symbol) {
-        return lookup.find(symbol).orElseThrow(() -> new IllegalStateException("no symbol " + symbol));
     }
 
     /**
@@ -225,7 +205,7 @@ final class NativeSocket implements AutoCloseable {
                     continue;
                 }
                 // Checked again on our own duplicate: the number may have been closed and reused meanwhile.
-                int own = (int) DUP_CLOEXEC.invokeExact(candidate, F_DUPFD_CLOEXEC, 0);
+                int own = (int) Calls.DUP_CLOEXEC.invokeExact(candidate, F_DUPFD_CLOEXEC, 0);
                 if (own < 0) {
                     continue;
                 }
@@ -238,7 +218,7 @@ final class NativeSocket implements AutoCloseable {
                     }
                 } finally {
                     if (!kept) {
-                        int ignored = (int) CLOSE.invokeExact(own);
+                        int ignored = (int) Calls.CLOSE.invokeExact(own);
                     }
                 }
             }
@@ -256,11 +236,11 @@ final class NativeSocket implements AutoCloseable {
     private static boolean is(int fd, InetSocketAddress local, InetSocketAddress remote, MemorySegment address,
             MemorySegment length) throws Throwable {
         length.set(ValueLayout.JAVA_INT, 0, SOCKADDR_BYTES);
-        if ((int) GETSOCKNAME.invokeExact(fd, address, length) != 0 || !same(address, local)) {
+        if ((int) Calls.GETSOCKNAME.invokeExact(fd, address, length) != 0 || !same(address, local)) {
             return false;
         }
         length.set(ValueLayout.JAVA_INT, 0, SOCKADDR_BYTES);
-        return (int) GETPEERNAME.invokeExact(fd, address, length) == 0 && same(address, remote);
+        return (int) Calls.GETPEERNAME.invokeExact(fd, address, length) == 0 && same(address, remote);
     }
 
     /**
@@ -300,24 +280,11 @@ final class NativeSocket implements AutoCloseable {
      * @throws IOException if the socket failed
      */
     int read(long address, int length) throws IOException {
-        if (closed) {
-            throw new IOException("the socket was closed");
-        }
-        long n;
-        try {
-            n = length <= SHORT_CALL_BYTES
-                    ? (long) RECV_SHORT.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT)
-                    : (long) RECV.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT);
-        } catch (Throwable e) {
-            throw new IOException("recv failed: " + e, e);
-        }
-        if (n > 0) {
-            return (int) n;
-        }
+        long n = transfer(false, address, length);
         if (n == 0) {
             return length == 0 ? 0 : -1;
         }
-        return failed("recv");
+        return n > 0 ? (int) n : failed("recv");
     }
 
     /**
@@ -329,22 +296,35 @@ final class NativeSocket implements AutoCloseable {
      * @throws IOException if the socket failed (the peer reset it, for one)
      */
     int write(long address, int length) throws IOException {
-        if (closed) {
-            throw new IOException("the socket was closed");
-        }
-        long n;
-        try {
-            n = length <= SHORT_CALL_BYTES
-                    ? (long) SEND_SHORT.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT | MSG_NOSIGNAL)
-                    : (long) SEND.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT | MSG_NOSIGNAL);
-        } catch (Throwable e) {
-            throw new IOException("send failed: " + e, e);
-        }
+        long n = transfer(true, address, length);
         return n >= 0 ? (int) n : failed("send");
     }
 
+    /**
+     * One {@code send} or {@code recv}: a critical call for a short copy, an ordinary one for a long
+     * one. Each call site names its handle, a constant: a handle passed in as a value is not
+     * inlined, and its invocation allocated about 400 bytes per round trip.
+     */
+    private long transfer(boolean send, long address, int length) throws IOException {
+        if (closed) {
+            throw new IOException("the socket was closed");
+        }
+        boolean brief = length <= SHORT_CALL_BYTES;
+        try {
+            if (send) {
+                int flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+                return brief ? (long) Calls.SEND_SHORT.invokeExact(callState, fd, address, (long) length, flags)
+                        : (long) Calls.SEND.invokeExact(callState, fd, address, (long) length, flags);
+            }
+            return brief ? (long) Calls.RECV_SHORT.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT)
+                    : (long) Calls.RECV.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT);
+        } catch (Throwable e) {
+            throw new IOException((send ? "send" : "recv") + " failed: " + e, e);
+        }
+    }
+
     private int failed(String call) throws IOException {
-        int errno = callState.get(ValueLayout.JAVA_INT, ERRNO_OFFSET);
+        int errno = callState.get(ValueLayout.JAVA_INT, Calls.ERRNO_OFFSET);
         if (errno == EAGAIN || errno == EINTR) {
             return 0;
         }
@@ -396,7 +376,7 @@ final class NativeSocket implements AutoCloseable {
             return;
         }
         try {
-            int ignored = (int) SHUTDOWN.invokeExact(fd, SHUT_RDWR);
+            int ignored = (int) Calls.SHUTDOWN.invokeExact(fd, SHUT_RDWR);
         } catch (Throwable e) {
             // shutdown(2) of a connected socket we hold fails only if it is already shut down.
         }
@@ -410,7 +390,7 @@ final class NativeSocket implements AutoCloseable {
         }
         closed = true;
         try {
-            int ignored = (int) CLOSE.invokeExact(fd);
+            int ignored = (int) Calls.CLOSE.invokeExact(fd);
         } catch (Throwable e) {
             // close(2) of a descriptor we own cannot fail in a way we could act on.
         }

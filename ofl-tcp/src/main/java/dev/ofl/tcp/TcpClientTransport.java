@@ -248,7 +248,7 @@ final class TcpClientTransport implements ClientTransport {
             rxStart = 0;
         }
         rxBuffer.limit(RX_BYTES).position(rxEnd);
-        int n = socket != null ? socket.read(rx.address(), rxBuffer) : channel.read(rxBuffer);
+        int n = receive(rx.address(), rxBuffer);
         if (n < 0) {
             throw new IOException("the server closed the connection");
         }
@@ -279,6 +279,11 @@ final class TcpClientTransport implements ClientTransport {
         return work;
     }
 
+    /** Reads into {@code buffer}, a view of native memory whose index 0 is at {@code base}. */
+    private int receive(long base, ByteBuffer buffer) throws IOException {
+        return socket != null ? socket.read(base, buffer) : channel.read(buffer);
+    }
+
     /** Copies {@code length} buffered bytes of the current piece into the receiving request's ranges. */
     private void place(RangeCursor cursor, long length) {
         long left = length;
@@ -297,17 +302,12 @@ final class TcpClientTransport implements ClientTransport {
         long chunk = cursor.chunk(pieceRemaining);
         ByteBuffer target = regionBuffers[cursor.key()];
         target.limit((int) (start + chunk)).position((int) start);
-        int n;
-        if (socket != null) {
-            MemorySegment region = regionSegments[cursor.key()];
-            // A direct read is given an address, which outlives the memory: check what NIO's view would.
-            if (!region.scope().isAlive()) {
-                throw new IllegalStateException("the memory of region " + cursor.key() + " was freed while registered");
-            }
-            n = socket.read(region.address(), target);
-        } else {
-            n = channel.read(target);
+        MemorySegment region = regionSegments[cursor.key()];
+        // A direct read is given an address, which outlives the memory: check what NIO's view would.
+        if (socket != null && !region.scope().isAlive()) {
+            throw new IllegalStateException("the memory of region " + cursor.key() + " was freed while registered");
         }
+        int n = receive(region.address(), target);
         if (n > 0) {
             pieceRemaining -= n;
             cursor.advance(n);

@@ -68,6 +68,7 @@ class TcpDirectSocketCallsTest {
     private SocketChannel accepted;
     private final List<AutoCloseable> closing = new ArrayList<>();
     private Arena arena;
+    private StagingPool pool;
 
     @BeforeEach
     void setUp() throws IOException {
@@ -75,6 +76,7 @@ class TcpDirectSocketCallsTest {
         client = SocketChannel.open(listener.getLocalAddress());
         accepted = listener.accept();
         arena = Arena.ofShared();
+        pool = new StagingPool(1 << 20, StagingPool.Memory.offHeap(), NanoClock.SYSTEM);
     }
 
     @AfterEach
@@ -86,6 +88,16 @@ class TcpDirectSocketCallsTest {
         client.close();
         listener.close();
         arena.close();
+        pool.close();
+    }
+
+    /** A server transport over {@code channel}, driven by hand, closed after the test. */
+    private TcpServerTransport serverEnd(SocketChannel channel, WaitMode mode, boolean direct) {
+        TcpServerTransport transport = new TcpServerTransport(ServerConfig.builder()
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).serviceName(SERVICE)
+                .waitMode(mode).build(), channel, pool, 0, direct);
+        closing.add(transport::close);
+        return transport;
     }
 
     private NativeSocket adopt(SocketChannel channel) throws IOException {
@@ -250,26 +262,19 @@ class TcpDirectSocketCallsTest {
             }
         }
         // The server's end, driven by hand: direct in BUSY_POLL only, and only when asked for.
-        StagingPool pool = new StagingPool(1 << 20, StagingPool.Memory.offHeap(), NanoClock.SYSTEM);
-        try {
-            for (WaitMode mode : WaitMode.values()) {
-                for (boolean direct : new boolean[] {true, false}) {
-                    SocketChannel c = SocketChannel.open(listener.getLocalAddress());
-                    closing.add(c);
-                    try (SocketChannel a = listener.accept()) {
-                        TcpServerTransport transport = new TcpServerTransport(
-                                ServerConfig.builder().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                                        .serviceName(SERVICE).waitMode(mode).build(), a, pool, 0, direct);
-                        transport.start();
-                        assertEquals(mode == WaitMode.BUSY_POLL && direct, transport.usesDirectSocketCalls(),
-                                mode + ", direct " + direct);
-                        assertTrue(transport.close());
-                        assertFalse(transport.usesDirectSocketCalls(), "close gives the descriptor back");
-                    }
-                }
+        for (WaitMode mode : WaitMode.values()) {
+            for (boolean direct : new boolean[] {true, false}) {
+                SocketChannel c = SocketChannel.open(listener.getLocalAddress());
+                closing.add(c);
+                SocketChannel a = listener.accept();
+                closing.add(a);
+                TcpServerTransport transport = serverEnd(a, mode, direct);
+                transport.start();
+                assertEquals(mode == WaitMode.BUSY_POLL && direct, transport.usesDirectSocketCalls(),
+                        mode + ", direct " + direct);
+                assertTrue(transport.close());
+                assertFalse(transport.usesDirectSocketCalls(), "close gives the descriptor back");
             }
-        } finally {
-            pool.close();
         }
     }
 
@@ -301,23 +306,15 @@ class TcpDirectSocketCallsTest {
      */
     @Test
     void closingTheServersEndClosesItsDuplicateDescriptor() throws Exception {
-        StagingPool pool = new StagingPool(1 << 20, StagingPool.Memory.offHeap(), NanoClock.SYSTEM);
-        TcpServerTransport transport = new TcpServerTransport(ServerConfig.builder()
-                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).serviceName(SERVICE)
-                .waitMode(WaitMode.BUSY_POLL).build(), accepted, pool, 0, true);
-        try {
-            transport.start();
-            Path duplicate = Path.of("/proc/self/fd", Integer.toString(transport.directDescriptor()));
-            Path socket = Files.readSymbolicLink(duplicate);
-            assertTrue(socket.toString().startsWith("socket:"), socket.toString());
-            assertTrue(transport.close());
-            // Closed, the number names nothing, or whatever another thread opened since: not this socket.
-            assertFalse(Files.exists(duplicate, LinkOption.NOFOLLOW_LINKS) && socket.equals(readLink(duplicate)),
-                    "the duplicate descriptor still holds " + socket);
-        } finally {
-            transport.close();
-            pool.close();
-        }
+        TcpServerTransport transport = serverEnd(accepted, WaitMode.BUSY_POLL, true);
+        transport.start();
+        Path duplicate = Path.of("/proc/self/fd", Integer.toString(transport.directDescriptor()));
+        Path socket = Files.readSymbolicLink(duplicate);
+        assertTrue(socket.toString().startsWith("socket:"), socket.toString());
+        assertTrue(transport.close());
+        // Closed, the number names nothing, or whatever another thread opened since: not this socket.
+        assertFalse(Files.exists(duplicate, LinkOption.NOFOLLOW_LINKS) && socket.equals(readLink(duplicate)),
+                "the duplicate descriptor still holds " + socket);
     }
 
     private static Path readLink(Path link) {
@@ -334,27 +331,19 @@ class TcpDirectSocketCallsTest {
      */
     @Test
     void aBreakEndsTheStreamThoughTheDuplicateStillHoldsTheSocket() throws Exception {
-        StagingPool pool = new StagingPool(1 << 20, StagingPool.Memory.offHeap(), NanoClock.SYSTEM);
-        TcpServerTransport transport = new TcpServerTransport(ServerConfig.builder()
-                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).serviceName(SERVICE)
-                .waitMode(WaitMode.BUSY_POLL).build(), accepted, pool, 0, true);
-        try {
-            transport.start();
-            assertTrue(transport.usesDirectSocketCalls());
-            CompletableFuture.runAsync(transport::breakConnection).get(30, TimeUnit.SECONDS);
-            client.configureBlocking(false);
-            ByteBuffer buffer = ByteBuffer.allocate(8);
-            Conditions.await(() -> {
-                try {
-                    return client.read(buffer) < 0;
-                } catch (IOException e) {
-                    return true;
-                }
-            }, "the client to read the end of the broken connection");
-        } finally {
-            transport.close();
-            pool.close();
-        }
+        TcpServerTransport transport = serverEnd(accepted, WaitMode.BUSY_POLL, true);
+        transport.start();
+        assertTrue(transport.usesDirectSocketCalls());
+        CompletableFuture.runAsync(transport::breakConnection).get(30, TimeUnit.SECONDS);
+        client.configureBlocking(false);
+        ByteBuffer buffer = ByteBuffer.allocate(8);
+        Conditions.await(() -> {
+            try {
+                return client.read(buffer) < 0;
+            } catch (IOException e) {
+                return true;
+            }
+        }, "the client to read the end of the broken connection");
     }
 
     /**
@@ -382,25 +371,17 @@ class TcpDirectSocketCallsTest {
      */
     @Test
     void aRequestBufferedBeforeABreakIsNotReadAfterIt() throws Exception {
-        StagingPool pool = new StagingPool(1 << 20, StagingPool.Memory.offHeap(), NanoClock.SYSTEM);
-        TcpServerTransport transport = new TcpServerTransport(ServerConfig.builder()
-                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).serviceName(SERVICE)
-                .waitMode(WaitMode.BUSY_POLL).build(), accepted, pool, 0, true);
-        try {
-            transport.accept(Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, SERVICE, new Limits(1024, 4096, 4, 4), ""));
-            transport.start();
-            assertTrue(transport.usesDirectSocketCalls());
-            client.write(ByteBuffer.allocate(MessageHeader.LENGTH));
-            try (Selector arrived = Selector.open()) {
-                accepted.register(arrived, SelectionKey.OP_READ);
-                assertEquals(1, arrived.select(TimeUnit.SECONDS.toMillis(30)), "the request to arrive");
-            }
-            transport.breakConnection();
-            assertThrows(IOException.class, transport::nextRequest, "a request read after the break");
-        } finally {
-            transport.close();
-            pool.close();
+        TcpServerTransport transport = serverEnd(accepted, WaitMode.BUSY_POLL, true);
+        transport.accept(Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, SERVICE, new Limits(1024, 4096, 4, 4), ""));
+        transport.start();
+        assertTrue(transport.usesDirectSocketCalls());
+        client.write(ByteBuffer.allocate(MessageHeader.LENGTH));
+        try (Selector arrived = Selector.open()) {
+            accepted.register(arrived, SelectionKey.OP_READ);
+            assertEquals(1, arrived.select(TimeUnit.SECONDS.toMillis(30)), "the request to arrive");
         }
+        transport.breakConnection();
+        assertThrows(IOException.class, transport::nextRequest, "a request read after the break");
     }
 
     @Test

@@ -192,7 +192,7 @@ public final class BenchServer implements Callable<Integer> {
                                 .maxConnections(16)
                                 .waitMode(mode)
                                 .connectionThreads(threads)
-                                .properties(ofBackend(backend))
+                                .properties(ofBackend(properties, backend))
                                 .build(), handler);
                         synchronized (servers) {
                             servers.add(server);
@@ -228,7 +228,7 @@ public final class BenchServer implements Callable<Integer> {
     }
 
     /** The --property entries for one backend: those whose key starts with its name and a dot. */
-    private Map<String, String> ofBackend(String backend) {
+    static Map<String, String> ofBackend(Map<String, String> properties, String backend) {
         Map<String, String> mine = new LinkedHashMap<>();
         properties.forEach((key, value) -> {
             if (key.startsWith(backend + ".")) {

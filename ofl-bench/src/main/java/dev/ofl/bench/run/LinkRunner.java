@@ -38,16 +38,6 @@ final class LinkRunner {
     /** Run-wide settings shared by every link. */
     record Settings(int port, int warmups, long warmupMinNs, int iterations, long cadenceNs, long timeoutNs,
             long jitQuietNs, Map<String, String> properties) {
-        /** The backend properties whose key starts with {@code backend} and a dot. */
-        Map<String, String> of(String backend) {
-            Map<String, String> mine = new LinkedHashMap<>();
-            properties.forEach((key, value) -> {
-                if (key.startsWith(backend + ".")) {
-                    mine.put(key, value);
-                }
-            });
-            return mine;
-        }
     }
 
     /** The longest a block waits for the JIT to fall quiet ({@link Settings#jitQuietNs()}). */
@@ -148,7 +138,7 @@ final class LinkRunner {
                     .serviceName(BenchServer.SERVICE)
                     .limits(new Limits((int) maxRequestBytes, (int) maxResponseBytes, 1, 1))
                     .waitMode(v.waitMode())
-                    .properties(settings.of(v.backend()))
+                    .properties(BenchServer.ofBackend(settings.properties(), v.backend()))
                     .build());
             if (client.limits().maxRequestBytes() < maxRequestBytes) {
                 client.close();
