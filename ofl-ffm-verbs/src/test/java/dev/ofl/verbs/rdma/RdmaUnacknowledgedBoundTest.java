@@ -16,6 +16,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -108,8 +110,15 @@ class RdmaUnacknowledgedBoundTest {
         } finally {
             release.countDown();
         }
-        assertTrue(log.contains("after the client left; breaking the queue pair"),
-                "the server must say that it broke the queue pair:\n" + log);
+        Matcher said = Pattern.compile("a response stayed unacknowledged (\\d+) ms after the client left; breaking "
+                + "the queue pair").matcher(log);
+        assertTrue(said.find(), "the server must say that it broke the queue pair:\n" + log);
+        // Not before the bound, twice the provider's retries plus half a second; and the figure is in
+        // milliseconds (the test's clock runs ahead 10 s per look, far less than a day in all).
+        long boundMs = (2 * RdmaSettings.from(properties).retryExhaustionNs() + 500_000_000L) / 1_000_000;
+        long saidMs = Long.parseLong(said.group(1));
+        assertTrue(saidMs >= boundMs && saidMs < boundMs + TimeUnit.DAYS.toMillis(1),
+                "unacknowledged for " + saidMs + " ms, the bound being " + boundMs + " ms");
         assertTrue(log.contains("broke while a response was being delivered: the peer closed the bootstrap "
                 + "connection (IBV_WC_WR_FLUSH_ERR on "), "the failure must name the lost peer and the flushed write:\n"
                 + log);
