@@ -265,6 +265,8 @@ class AdmissionEngineTest {
      * With the clock frozen a lingering refusal stays open until its peer leaves, taking what the
      * peer sends. One refusal may linger here, so a second one beyond it is closed as soon as its
      * answer is written: its peer reads the whole answer, and what it sends afterwards is refused.
+     * (The close follows at most a HELLO's worth of reading: while the server read for as long as
+     * the peer sent, it could take all 16 MiB of {@link #sendingFails} before closing.)
      */
     @Test
     void refusalsBeyondWhatMayLingerAreClosedOnceAnswered() throws Exception {
@@ -286,6 +288,42 @@ class AdmissionEngineTest {
         lingering.close();
         frozen.set(false);
         assertEquals(1, server.connectionCount());
+    }
+
+    /**
+     * Peers that keep sending to their refusals, one lingering (the clock stands still, so only
+     * its peer ends it) and one beyond what may linger, do not hold the listener: a socket that
+     * arrives while they send is still answered. (On loopback the listener reads faster than one
+     * peer sends, so this guards against a listener that stops answering rather than proving the
+     * bound on what one wake-up reads; the test above exercises the bound of the other path.)
+     */
+    @Test
+    void peersThatKeepSendingToTheirRefusalsDoNotHoldTheListener() throws Exception {
+        OflServer server = serve(b -> b.maxConnections(1).maxPendingHandshakes(1));
+        assertEcho(connect(server, address(1)), 1);
+        freeze();
+        Socket lingering = raw(server, address(2));
+        assertEquals(RefusalCode.SERVER_BUSY, readWelcome(lingering).status());
+        keepSending(lingering);
+        keepSending(raw(server, address(3)));
+        try (Socket answered = raw(server, address(4))) {
+            assertEquals(RefusalCode.SERVER_BUSY, readWelcome(answered).status());
+        }
+        assertEquals(3, server.statistics().connectionsRefused());
+    }
+
+    /** Writes to the socket from a daemon thread until writing fails (the socket closed, or its peer). */
+    private static void keepSending(Socket socket) {
+        Thread.ofPlatform().daemon().start(() -> {
+            byte[] chunk = new byte[64 << 10];
+            try {
+                while (true) {
+                    socket.getOutputStream().write(chunk);
+                }
+            } catch (IOException closed) {
+                // The end this thread waits for.
+            }
+        });
     }
 
     /** Whether the peer closed: writing 16 MiB to it fails (a lingering refusal reads and discards them). */

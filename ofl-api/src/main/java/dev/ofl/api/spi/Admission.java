@@ -40,8 +40,9 @@ import org.slf4j.LoggerFactory;
  * A refusal is written without blocking, then the socket's output is shut and what the peer still
  * sends is read and discarded for at most {@link #LINGER_NS}, so that closing does not reset the
  * connection before the peer read the answer; at most {@code maxPendingHandshakes} refusals linger
- * at once, further ones are closed as soon as the answer is written (the peer may then see a
- * reset). A pending socket keeps its place until the server decided on its HELLO.
+ * at once, further ones are closed as soon as the answer is written and at most one HELLO's worth
+ * of what the peer sent is read (the peer may then see a reset). No peer holds the thread: each
+ * socket is read a bounded amount per wake-up. A pending socket keeps its place until the server decided on its HELLO.
  *
  * <p>The thread also ticks the server's periodic work: idle connections and log summaries.
  *
@@ -51,6 +52,8 @@ final class Admission implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Admission.class);
     /** How long a refusal's socket is kept so that the answer is read before the close. */
     static final long LINGER_NS = 200_000_000L;
+    /** What a refusal that cannot linger reads before it closes: one whole HELLO. */
+    static final int DISCARD_BEFORE_CLOSE = Bootstrap.FRAME_LENGTH + Bootstrap.MAX_BODY_LENGTH;
     /** The longest select: periodic work and an injected clock's jumps are noticed this often. */
     private static final long TICK_MS = 100;
     /** Accepted per wake-up, so that reads of pending HELLOs go on under a connection storm. */
@@ -370,11 +373,14 @@ final class Admission implements Runnable {
         try {
             peer.channel.write(peer.out);
             if (!canLinger) {
-                // No room to wait for the peer: what it sent so far is read so that the close
-                // resets the connection only if more arrives.
+                // No room to wait for the peer: what it sent so far (a HELLO, if it keeps to the
+                // protocol) is read so that the close resets the connection only if more arrives.
+                // Bounded: a peer that kept sending would otherwise hold the listener in this loop.
                 peer.channel.shutdownOutput();
-                while (peer.channel.read(discard.clear()) > 0) {
-                    continue;
+                int left = DISCARD_BEFORE_CLOSE;
+                for (int n; left > 0 && (n = peer.channel.read(discard.clear().limit(Math.min(left,
+                        discard.capacity())))) > 0; ) {
+                    left -= n;
                 }
                 close(peer);
                 return;
@@ -408,12 +414,13 @@ final class Admission implements Runnable {
         }
     }
 
+    /**
+     * Reads and drops what a lingering refusal's peer sent: one buffer per readiness, so that a
+     * peer that keeps sending shares the listener with the others and the linger's end is seen.
+     */
     private void discardInput(Peer peer) {
         try {
-            int n;
-            while ((n = peer.channel.read(discard.clear())) > 0) {
-                continue;
-            }
+            int n = peer.channel.read(discard.clear());
             if (n < 0) {
                 endRefusal(peer);
             }
