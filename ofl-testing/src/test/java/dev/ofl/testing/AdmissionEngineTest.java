@@ -265,8 +265,6 @@ class AdmissionEngineTest {
      * With the clock frozen a lingering refusal stays open until its peer leaves, taking what the
      * peer sends. One refusal may linger here, so a second one beyond it is closed as soon as its
      * answer is written: its peer reads the whole answer, and what it sends afterwards is refused.
-     * (The close follows at most a HELLO's worth of reading: while the server read for as long as
-     * the peer sent, it could take all 16 MiB of {@link #sendingFails} before closing.)
      */
     @Test
     void refusalsBeyondWhatMayLingerAreClosedOnceAnswered() throws Exception {
@@ -293,9 +291,8 @@ class AdmissionEngineTest {
     /**
      * Peers that keep sending to their refusals, one lingering (the clock stands still, so only
      * its peer ends it) and one beyond what may linger, do not hold the listener: a socket that
-     * arrives while they send is still answered. (On loopback the listener reads faster than one
-     * peer sends, so this guards against a listener that stops answering rather than proving the
-     * bound on what one wake-up reads; the test above exercises the bound of the other path.)
+     * arrives meanwhile is still answered. A listener that read for as long as a peer sent fails
+     * this only when that peer outpaces its reads, which depends on timing: a guard, not a proof.
      */
     @Test
     void peersThatKeepSendingToTheirRefusalsDoNotHoldTheListener() throws Exception {
