@@ -288,6 +288,41 @@ class AdmissionEngineTest {
         assertEquals(1, server.connectionCount());
     }
 
+    /**
+     * Peers that keep sending to their refusals, one lingering (the clock stands still, so only
+     * its peer ends it) and one beyond what may linger, do not hold the listener: a socket that
+     * arrives meanwhile is still answered. A listener that read for as long as a peer sent fails
+     * this only when that peer outpaces its reads, which depends on timing: a guard, not a proof.
+     */
+    @Test
+    void peersThatKeepSendingToTheirRefusalsDoNotHoldTheListener() throws Exception {
+        OflServer server = serve(b -> b.maxConnections(1).maxPendingHandshakes(1));
+        assertEcho(connect(server, address(1)), 1);
+        freeze();
+        Socket lingering = raw(server, address(2));
+        assertEquals(RefusalCode.SERVER_BUSY, readWelcome(lingering).status());
+        keepSending(lingering);
+        keepSending(raw(server, address(3)));
+        try (Socket answered = raw(server, address(4))) {
+            assertEquals(RefusalCode.SERVER_BUSY, readWelcome(answered).status());
+        }
+        assertEquals(3, server.statistics().connectionsRefused());
+    }
+
+    /** Writes to the socket from a daemon thread until writing fails (the socket closed, or its peer). */
+    private static void keepSending(Socket socket) {
+        Thread.ofPlatform().daemon().start(() -> {
+            byte[] chunk = new byte[64 << 10];
+            try {
+                while (true) {
+                    socket.getOutputStream().write(chunk);
+                }
+            } catch (IOException closed) {
+                // The end this thread waits for.
+            }
+        });
+    }
+
     /** Whether the peer closed: writing 16 MiB to it fails (a lingering refusal reads and discards them). */
     private static boolean sendingFails(Socket socket) {
         byte[] chunk = new byte[64 << 10];

@@ -40,8 +40,11 @@ import org.slf4j.LoggerFactory;
  * A refusal is written without blocking, then the socket's output is shut and what the peer still
  * sends is read and discarded for at most {@link #LINGER_NS}, so that closing does not reset the
  * connection before the peer read the answer; at most {@code maxPendingHandshakes} refusals linger
- * at once, further ones are closed as soon as the answer is written (the peer may then see a
- * reset). A pending socket keeps its place until the server decided on its HELLO.
+ * at once, further ones are closed as soon as the answer is written, after reading at most one
+ * HELLO's worth of what the peer sent (the peer may then see a reset). No socket holds the thread:
+ * each is read a bounded amount per wake-up, and HELLOs that arrived are handed off one batch per
+ * wake-up, so the deadlines are looked at between. A pending socket keeps its place until the
+ * server decided on its HELLO.
  *
  * <p>The thread also ticks the server's periodic work: idle connections and log summaries.
  *
@@ -51,8 +54,12 @@ final class Admission implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Admission.class);
     /** How long a refusal's socket is kept so that the answer is read before the close. */
     static final long LINGER_NS = 200_000_000L;
+    /** What a refusal that cannot linger reads before it closes: one whole HELLO. */
+    private static final int DISCARD_BEFORE_CLOSE = Bootstrap.FRAME_LENGTH + Bootstrap.MAX_BODY_LENGTH;
     /** The longest select: periodic work and an injected clock's jumps are noticed this often. */
     private static final long TICK_MS = 100;
+    /** Read from a lingering refusal per wake-up: it cannot hold the thread, and a flood costs few wake-ups. */
+    private static final int DISCARD_PER_WAKEUP = 64 << 10;
     /** Accepted per wake-up, so that reads of pending HELLOs go on under a connection storm. */
     private static final int ACCEPT_BATCH = 64;
     /** After accept fails (out of file descriptors), the listener rests this long instead of spinning. */
@@ -139,7 +146,11 @@ final class Admission implements Runnable {
     public void run() {
         try {
             while (!server.closing()) {
-                selector.select(this::ready, waitMs(clock.nanoTime()));
+                if (arrived.isEmpty()) {
+                    selector.select(this::ready, waitMs(clock.nanoTime()));
+                } else {
+                    selector.selectNow(this::ready); // HELLOs left from the last batch: no waiting
+                }
                 handOffArrived();
                 tick(clock.nanoTime());
             }
@@ -333,16 +344,22 @@ final class Admission implements Runnable {
         arrived.add(peer);
     }
 
+    /**
+     * Hands the sockets whose HELLO arrived to the server, once the selection that deregisters
+     * their cancelled keys is done. HELLOs completed by that selection wait for the next round,
+     * which does not block: a stream of them cannot keep the thread from its deadlines.
+     */
     private void handOffArrived() throws IOException {
-        while (!arrived.isEmpty()) {
-            List<Peer> batch = new ArrayList<>(arrived);
-            arrived.clear();
-            selector.selectNow(this::ready);
-            for (Peer peer : batch) {
-                byte[] hello = peer.in.array();
-                peer.in = null;
-                server.helloArrived(peer.channel, peer.source, hello);
-            }
+        if (arrived.isEmpty()) {
+            return;
+        }
+        List<Peer> batch = new ArrayList<>(arrived);
+        arrived.clear();
+        selector.selectNow(this::ready);
+        for (Peer peer : batch) {
+            byte[] hello = peer.in.array();
+            peer.in = null;
+            server.helloArrived(peer.channel, peer.source, hello);
         }
     }
 
@@ -370,11 +387,14 @@ final class Admission implements Runnable {
         try {
             peer.channel.write(peer.out);
             if (!canLinger) {
-                // No room to wait for the peer: what it sent so far is read so that the close
-                // resets the connection only if more arrives.
+                // No room to wait for the peer: what it sent so far is read, so that the close does
+                // not reset the connection of a peer that sent no more than a HELLO. Bounded: a peer
+                // that kept sending would otherwise hold the listener in this loop.
                 peer.channel.shutdownOutput();
-                while (peer.channel.read(discard.clear()) > 0) {
-                    continue;
+                int left = DISCARD_BEFORE_CLOSE;
+                for (int n; left > 0 && (n = peer.channel.read(discard.clear().limit(Math.min(left,
+                        discard.capacity())))) > 0; ) {
+                    left -= n;
                 }
                 close(peer);
                 return;
@@ -408,10 +428,16 @@ final class Admission implements Runnable {
         }
     }
 
+    /**
+     * Reads and drops what a lingering refusal's peer sent, at most {@link #DISCARD_PER_WAKEUP}
+     * per readiness, so that a peer that keeps sending shares the listener with the others and the
+     * linger's end is seen.
+     */
     private void discardInput(Peer peer) {
         try {
             int n;
-            while ((n = peer.channel.read(discard.clear())) > 0) {
+            int left = DISCARD_PER_WAKEUP;
+            while ((n = peer.channel.read(discard.clear())) > 0 && (left -= n) > 0) {
                 continue;
             }
             if (n < 0) {
