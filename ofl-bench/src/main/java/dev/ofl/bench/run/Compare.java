@@ -118,11 +118,12 @@ public final class Compare implements Callable<Integer> {
                             Long.toString(bytes), Integer.toString(n), Integer.toString(w)), true));
         }
         int oflPort = nextPort[0] + 10;
-        peers.add(() -> runOfl("tcp", oflPort, sizes, false));
-        peers.add(() -> runOfl("tcp", oflPort + 4, sizes, true));
+        peers.add(() -> runOfl("tcp", oflPort, sizes, OflVariant.DEFAULT));
+        peers.add(() -> runOfl("tcp", oflPort + 4, sizes, OflVariant.PLATFORM_THREADS));
+        peers.add(() -> runOfl("tcp", oflPort + 8, sizes, OflVariant.NIO_CALLS));
         if (rdma) {
-            peers.add(() -> runOfl("rdma", oflPort + 10, sizes, false));
-            peers.add(() -> runOfl("rdma", oflPort + 14, sizes, true));
+            peers.add(() -> runOfl("rdma", oflPort + 12, sizes, OflVariant.DEFAULT));
+            peers.add(() -> runOfl("rdma", oflPort + 16, sizes, OflVariant.PLATFORM_THREADS));
             peers.add(() -> runIbSendLat(sizes));
             peers.add(() -> runRcPingpong(sizes));
         }
@@ -177,21 +178,38 @@ public final class Compare implements Callable<Integer> {
         }
     }
 
-    /**
-     * Runs ofl on one backend: both wait modes with the server's default connection threads, or
-     * with {@code platformThreads} blocking mode only, its connections on platform threads (busy
-     * polling always uses them), in rows labelled {@code platform-threads}.
-     */
-    private void runOfl(String backend, int basePort, List<Long> sizes, boolean platformThreads) {
+    /** How an ofl peer runs besides its backend: its wait modes, the options both ends add, its rows' label. */
+    private enum OflVariant {
+        /** Both wait modes, the server's default connection threads. */
+        DEFAULT("busy,blocking", List.of(), List.of(), ""),
+        /** Blocking mode only, the server's connections on platform threads (busy polling always uses them). */
+        PLATFORM_THREADS("blocking", List.of("--connection-threads", "platform"), List.of(), " platform-threads"),
+        /** TCP busy polling through NIO channels instead of direct socket calls: what those calls save. */
+        NIO_CALLS("busy", List.of("--property", "tcp.directSocketCalls=false"),
+                List.of("--property", "tcp.directSocketCalls=false"), " nio-calls");
+
+        final String waits;
+        final List<String> serverOptions;
+        final List<String> clientOptions;
+        final String suffix;
+
+        OflVariant(String waits, List<String> serverOptions, List<String> clientOptions, String suffix) {
+            this.waits = waits;
+            this.serverOptions = serverOptions;
+            this.clientOptions = clientOptions;
+            this.suffix = suffix;
+        }
+    }
+
+    /** Runs ofl on one backend, in the rows {@code ofl-BACKEND WAIT} plus the variant's suffix. */
+    private void runOfl(String backend, int basePort, List<Long> sizes, OflVariant variant) {
         Process server = null;
-        String waits = platformThreads ? "blocking" : "busy,blocking";
-        String suffix = platformThreads ? " platform-threads" : "";
+        String waits = variant.waits;
+        String suffix = variant.suffix;
         try {
             List<String> serverCommand = new ArrayList<>(java("server", "--bind", address, "--port",
                     Integer.toString(basePort), "--backend", backend, "--wait", waits));
-            if (platformThreads) {
-                serverCommand.addAll(List.of("--connection-threads", "platform"));
-            }
+            serverCommand.addAll(variant.serverOptions);
             if (cpus != null && cpus.size() == 2) {
                 serverCommand.addAll(List.of("--cpu", Integer.toString(cpus.get(1))));
             }
@@ -205,6 +223,7 @@ public final class Compare implements Callable<Integer> {
                         "64/" + bytes, "--repeats", "1", "--iterations", Integer.toString(n), "--warmup",
                         Integer.toString(Math.max(20, n / 10)), "--warmup-ms", Long.toString(warmupMs), "--warmup-jit-quiet-ms",
                         Long.toString(warmupJitQuietMs), "--json", json.toString()));
+                clientCommand.addAll(variant.clientOptions);
                 if (cpus != null && !cpus.isEmpty()) {
                     clientCommand.addAll(List.of("--cpu", Integer.toString(cpus.get(0))));
                 }
@@ -398,10 +417,9 @@ public final class Compare implements Callable<Integer> {
                 reference = "ofl-rdma busy";
             } else if (peer.startsWith("ibv_rc_pingpong")) {
                 reference = "ofl-rdma " + (peer.endsWith("busy") ? "busy" : "blocking");
-            } else if (peer.startsWith("ofl-rdma")) {
-                reference = "c-tcp " + (peer.endsWith("busy") ? "busy" : "blocking");
             } else {
-                reference = "c-tcp " + (peer.endsWith("busy") ? "busy" : "blocking");
+                // The wait mode is the peer's second word: "ofl-tcp busy nio-calls", "c-tcp blocking".
+                reference = "c-tcp " + (peer.split(" ")[1].equals("busy") ? "busy" : "blocking");
             }
             List<Double> ref = p50s.get(reference + "|" + bytes);
             String ratio = "-";
