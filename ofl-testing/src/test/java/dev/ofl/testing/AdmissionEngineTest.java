@@ -268,9 +268,7 @@ class AdmissionEngineTest {
      */
     @Test
     void refusalsBeyondWhatMayLingerAreClosedOnceAnswered() throws Exception {
-        OflServer server = serve(b -> b.maxConnections(1).maxPendingHandshakes(1));
-        assertEcho(connect(server, address(1)), 1);
-        freeze();
+        OflServer server = fullWithOneRefusalLingeringAndTheClockFrozen();
         Socket lingering = raw(server, address(2));
         Bootstrap.Endpoint first = welcome(readUntilClosed(lingering));
         assertEquals(RefusalCode.SERVER_BUSY, first.status());
@@ -296,23 +294,32 @@ class AdmissionEngineTest {
      */
     @Test
     void peersThatKeepSendingToTheirRefusalsDoNotHoldTheListener() throws Exception {
-        OflServer server = serve(b -> b.maxConnections(1).maxPendingHandshakes(1));
-        assertEcho(connect(server, address(1)), 1);
-        freeze();
+        OflServer server = fullWithOneRefusalLingeringAndTheClockFrozen();
         Socket lingering = raw(server, address(2));
         assertEquals(RefusalCode.SERVER_BUSY, readWelcome(lingering).status());
-        keepSending(lingering);
-        keepSending(raw(server, address(3)));
+        keepSending(lingering, 64 << 10);
+        keepSending(raw(server, address(3)), 64 << 10);
         try (Socket answered = raw(server, address(4))) {
             assertEquals(RefusalCode.SERVER_BUSY, readWelcome(answered).status());
         }
         assertEquals(3, server.statistics().connectionsRefused());
     }
 
+    /**
+     * A server at its cap of one connection (from address 1), of which one refusal may linger, with
+     * the clock frozen so that only its peer ends a lingering refusal.
+     */
+    private OflServer fullWithOneRefusalLingeringAndTheClockFrozen() throws Exception {
+        OflServer server = serve(b -> b.maxConnections(1).maxPendingHandshakes(1));
+        assertEcho(connect(server, address(1)), 1);
+        freeze();
+        return server;
+    }
+
     /** Writes to the socket from a daemon thread until writing fails (the socket closed, or its peer). */
-    private static void keepSending(Socket socket) {
-        Thread.ofPlatform().daemon().start(() -> {
-            byte[] chunk = new byte[64 << 10];
+    private static Thread keepSending(Socket socket, int chunkBytes) {
+        return Thread.ofPlatform().daemon().start(() -> {
+            byte[] chunk = new byte[chunkBytes];
             try {
                 while (true) {
                     socket.getOutputStream().write(chunk);
@@ -342,16 +349,7 @@ class AdmissionEngineTest {
         OflServer server = serve(b -> b.maxConnections(1));
         assertEcho(connect(server, address(1)), 1);
         try (Socket socket = raw(server, address(2))) {
-            Thread sender = Thread.ofPlatform().daemon().start(() -> {
-                try {
-                    byte[] garbage = new byte[1024];
-                    while (true) {
-                        socket.getOutputStream().write(garbage);
-                    }
-                } catch (IOException closed) {
-                    // The server closed the connection: what this test waits for.
-                }
-            });
+            Thread sender = keepSending(socket, 1024);
             assertEquals(RefusalCode.SERVER_BUSY, readWelcome(socket).status());
             offsetNs.addAndGet(TimeUnit.SECONDS.toNanos(1));
             sender.join(WAIT_MS);
