@@ -391,11 +391,7 @@ final class Admission implements Runnable {
                 // not reset the connection of a peer that sent no more than a HELLO. Bounded: a peer
                 // that kept sending would otherwise hold the listener in this loop.
                 peer.channel.shutdownOutput();
-                int left = DISCARD_BEFORE_CLOSE;
-                for (int n; left > 0 && (n = peer.channel.read(discard.clear().limit(Math.min(left,
-                        discard.capacity())))) > 0; ) {
-                    left -= n;
-                }
+                drop(peer.channel, DISCARD_BEFORE_CLOSE);
                 close(peer);
                 return;
             }
@@ -435,17 +431,27 @@ final class Admission implements Runnable {
      */
     private void discardInput(Peer peer) {
         try {
-            int n;
-            int left = DISCARD_PER_WAKEUP;
-            while ((n = peer.channel.read(discard.clear())) > 0 && (left -= n) > 0) {
-                continue;
-            }
-            if (n < 0) {
+            if (drop(peer.channel, DISCARD_PER_WAKEUP) < 0) {
                 endRefusal(peer);
             }
         } catch (IOException e) {
             endRefusal(peer);
         }
+    }
+
+    /**
+     * Reads and drops at most {@code most} bytes of what has arrived: never more, so that no peer
+     * holds the thread by sending.
+     *
+     * @return the last read's result: -1 at the end of the stream, else what it read (0: nothing left)
+     */
+    private int drop(SocketChannel channel, int most) throws IOException {
+        int n = 0;
+        for (int left = most; left > 0 && (n = channel.read(discard.clear().limit(Math.min(left,
+                discard.capacity())))) > 0; ) {
+            left -= n;
+        }
+        return n;
     }
 
     private void endRefusal(Peer peer) {
