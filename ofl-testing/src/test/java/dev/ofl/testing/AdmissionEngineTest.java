@@ -27,6 +27,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -37,10 +38,14 @@ import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -86,14 +91,55 @@ class AdmissionEngineTest {
     @AfterEach
     void closeEverything() throws Exception {
         frozen.set(false);
+        CountDownLatch held = listenerHeld;
+        if (held != null) {
+            releaseTheListener(held);
+        }
         for (int i = resources.size() - 1; i >= 0; i--) {
             resources.get(i).close();
         }
         arena.close();
     }
 
+    /** While set, the listener thread waits on it the next time it reads the clock. */
+    private volatile CountDownLatch listenerHeld;
+    private final Semaphore listenerWaiting = new Semaphore(0);
+
     private long now() {
+        CountDownLatch held = listenerHeld;
+        if (held != null && Thread.currentThread().getName().contains("-accept-")) {
+            listenerWaiting.release();
+            awaitUninterruptibly(held);
+        }
         return frozen.get() ? frozenAtNs : System.nanoTime() + offsetNs.get();
+    }
+
+    /** Holds the listener thread until the returned latch is counted down, once it is held. */
+    private CountDownLatch holdTheListener() throws InterruptedException {
+        CountDownLatch held = new CountDownLatch(1);
+        listenerHeld = held;
+        assertTrue(listenerWaiting.tryAcquire(WAIT_MS, TimeUnit.MILLISECONDS), "the listener never read the clock");
+        return held;
+    }
+
+    private void releaseTheListener(CountDownLatch held) {
+        listenerHeld = null;
+        held.countDown();
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                latch.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void freeze() {
@@ -305,6 +351,62 @@ class AdmissionEngineTest {
             assertEquals(RefusalCode.SERVER_BUSY, readWelcome(answered).status());
         }
         assertEquals(3, server.statistics().connectionsRefused());
+    }
+
+    /**
+     * A refusal that may not linger reads what its peer sent before closing, but no more than a
+     * HELLO's worth: a peer that sent a HELLO is closed in order (the server read all of it), while
+     * one that sent more is reset (bytes were left unread). Both are queued while the listener is
+     * held, so each is whole before it is accepted; the kernel's view of the two client sockets
+     * ({@code /proc/net/tcp}) shows which end each got. A listener that read all it was sent, or
+     * nothing, fails this.
+     */
+    @Test
+    void aRefusalThatMayNotLingerReadsNoMoreThanAHelloBeforeClosing() throws Exception {
+        OflServer server = fullWithOneRefusalLingeringAndTheClockFrozen();
+        Socket lingering = raw(server, address(2));
+        assertEquals(RefusalCode.SERVER_BUSY, readWelcome(lingering).status());
+        Socket quiet;
+        Socket loud;
+        CountDownLatch held = holdTheListener();
+        try {
+            quiet = raw(server, address(3));
+            quiet.getOutputStream().write(hello(TransportKind.IN_PROCESS));
+            loud = raw(server, address(4));
+            loud.getOutputStream().write(new byte[16 << 10]);
+        } finally {
+            releaseTheListener(held);
+        }
+        assertEquals(RefusalCode.SERVER_BUSY, readWelcome(quiet).status());
+        assertEquals(-1, quiet.getInputStream().read(), "the refusal was not closed once answered");
+        // The quiet one was answered first; its socket would be gone by now had it been reset too.
+        awaitTrue(() -> tcpState(loud) == null, () -> "the peer that sent 16 KiB was not reset: its socket is "
+                + tcpState(loud) + " (08 is CLOSE_WAIT: the server read everything and closed in order)");
+        assertEquals("08", tcpState(quiet), "the peer that sent a HELLO should be in CLOSE_WAIT, not reset");
+        assertEquals(3, server.statistics().connectionsRefused());
+    }
+
+    /**
+     * The kernel's state of a connected socket in {@code /proc/net/tcp} or {@code tcp6} (hex, as there: 01
+     * ESTABLISHED, 08 CLOSE_WAIT), or null once the socket left the table, as a reset one does.
+     */
+    private static String tcpState(Socket socket) {
+        String local = String.format(":%04X", socket.getLocalPort());
+        String remote = String.format(":%04X", socket.getPort());
+        try {
+            // A JVM's sockets are IPv6 ones unless it prefers IPv4: IPv4 peers show as v4-mapped there.
+            for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+                for (String line : Files.readAllLines(Path.of(table))) {
+                    String[] fields = line.trim().split("\\s+");
+                    if (fields.length > 3 && fields[1].endsWith(local) && fields[2].endsWith(remote)) {
+                        return fields[3];
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return null;
     }
 
     /**
