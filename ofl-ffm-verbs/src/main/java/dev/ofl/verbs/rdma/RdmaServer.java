@@ -7,6 +7,7 @@ import dev.ofl.api.ServerConfig;
 import dev.ofl.api.spi.BootstrapServer;
 import dev.ofl.api.spi.StagingPool;
 import dev.ofl.verbs.VerbsException;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +26,16 @@ final class RdmaServer {
     }
 
     static OflServer start(ServerConfig config, OflHandler handler) {
+        return start(config, handler, CompletionPoller.shared(), pool -> { }, transport -> { });
+    }
+
+    /**
+     * Starts the server as the backend does, on {@code poller}, and shows its staging pool to
+     * {@code staging} before it serves and each connection's transport to {@code connections} as
+     * it is made: for tests that watch a server built the one way servers are built.
+     */
+    static BootstrapServer start(ServerConfig config, OflHandler handler, CompletionPoller poller,
+            Consumer<StagingPool> staging, Consumer<RdmaServerTransport> connections) {
         RdmaSettings settings = RdmaSettings.from(config.properties());
         RdmaDevice device;
         try {
@@ -35,10 +46,15 @@ final class RdmaServer {
         }
         RegisteredStaging memory = new RegisteredStaging(device);
         StagingPool pool = new StagingPool(config.stagingBudgetBytes(), memory, config.clock());
+        staging.accept(pool);
         try {
             return BootstrapServer.start(config, RdmaBackend.NAME, handler,
-                    (serverConfig, channel, id) -> new RdmaServerTransport(device, settings, serverConfig, channel,
-                            pool, memory),
+                    (serverConfig, channel, id) -> {
+                        RdmaServerTransport transport = new RdmaServerTransport(device, settings, serverConfig,
+                                channel, pool, memory, poller);
+                        connections.accept(transport);
+                        return transport;
+                    },
                     server -> {
                         pool.close();
                         if (pool.pinned()) {

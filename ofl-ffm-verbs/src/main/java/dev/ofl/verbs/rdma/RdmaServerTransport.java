@@ -159,11 +159,6 @@ final class RdmaServerTransport implements ServerTransport {
     private MemorySegment readView;
 
     RdmaServerTransport(RdmaDevice device, RdmaSettings settings, ServerConfig config, SocketChannel channel,
-            StagingPool pool, RegisteredStaging poolMemory) {
-        this(device, settings, config, channel, pool, poolMemory, CompletionPoller.shared());
-    }
-
-    RdmaServerTransport(RdmaDevice device, RdmaSettings settings, ServerConfig config, SocketChannel channel,
             StagingPool pool, RegisteredStaging poolMemory, CompletionPoller poller) {
         this.poller = poller;
         this.device = device;

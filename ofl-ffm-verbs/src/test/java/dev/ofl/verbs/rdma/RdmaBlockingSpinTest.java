@@ -1,21 +1,17 @@
 package dev.ofl.verbs.rdma;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ofl.api.ClientConfig;
 import dev.ofl.api.Completion;
 import dev.ofl.api.Ofl;
 import dev.ofl.api.OflClient;
-import dev.ofl.api.OflServer;
 import dev.ofl.api.OflStatus;
 import dev.ofl.api.Region;
 import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
-import dev.ofl.api.spi.BootstrapServer;
-import dev.ofl.api.spi.StagingPool;
 import dev.ofl.verbs.ffm.ibv_cq;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -23,7 +19,6 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -50,25 +45,11 @@ class RdmaBlockingSpinTest {
         ServerConfig config = ServerConfig.builder().backend(RdmaBackend.NAME)
                 .bind(new InetSocketAddress(TestEnvironment.address(), 0)).serviceName(SERVICE)
                 .waitMode(WaitMode.BLOCKING).properties(properties).build();
-        RdmaSettings settings = RdmaSettings.from(config.properties());
-        RdmaDevice device = RdmaDevice.open(config.bind().getAddress(), settings);
-        RegisteredStaging memory = new RegisteredStaging(device);
-        StagingPool pool = new StagingPool(config.stagingBudgetBytes(), memory, config.clock());
-        AtomicReference<RdmaServerTransport> connection = new AtomicReference<>();
-        try (OflServer server = BootstrapServer.start(config, RdmaBackend.NAME, (request, response) -> {
-            response.write(request.payload());
-            return 0;
-        }, (c, channel, id) -> {
-            RdmaServerTransport transport = new RdmaServerTransport(device, settings, c, channel, pool, memory,
-                    CompletionPoller.shared());
-            connection.set(transport);
-            return transport;
-        }, s -> {
-            pool.close();
-            device.close();
-        }); Arena arena = Arena.ofShared(); OflClient client = Ofl.connect(ClientConfig.builder()
-                .backend(RdmaBackend.NAME).server(server.localAddress()).serviceName(SERVICE)
-                .waitMode(WaitMode.BUSY_POLL).properties(TestEnvironment.rdmaProperties()).build())) {
+        try (WatchedRdmaServer watched = new WatchedRdmaServer(config, WatchedRdmaServer.ECHO);
+                Arena arena = Arena.ofShared();
+                OflClient client = Ofl.connect(ClientConfig.builder().backend(RdmaBackend.NAME)
+                        .server(watched.server.localAddress()).serviceName(SERVICE).waitMode(WaitMode.BUSY_POLL)
+                        .properties(TestEnvironment.rdmaProperties()).build())) {
             MemorySegment answer = arena.allocate(8, 8);
             Region region = client.registerRegion(answer);
             Completion completion = new Completion();
@@ -79,10 +60,8 @@ class RdmaBlockingSpinTest {
                         TestEnvironment.nanos(30), completion), completion::toString);
                 assertEquals(i, answer.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
             }
-            RdmaServerTransport transport = connection.get();
-            assertNotNull(transport, "the server's connection");
             // Read while the connection still serves: the queue goes with it.
-            return ibv_cq.comp_events_completed(transport.link().cq.address());
+            return ibv_cq.comp_events_completed(watched.onlyConnection().link().cq.address());
         }
     }
 

@@ -9,23 +9,18 @@ import dev.ofl.api.Completion;
 import dev.ofl.api.Limits;
 import dev.ofl.api.Ofl;
 import dev.ofl.api.OflClient;
-import dev.ofl.api.OflServer;
 import dev.ofl.api.OflStatus;
 import dev.ofl.api.Region;
 import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
-import dev.ofl.api.spi.BootstrapServer;
 import dev.ofl.api.spi.ClientSession;
-import dev.ofl.api.spi.StagingPool;
 import dev.ofl.verbs.QueuePairAttributes;
 import dev.ofl.verbs.ffm.ibv_qp_state;
 import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -43,42 +38,15 @@ class RdmaQueuePairTest {
     /** The RNR NAK timer both sides ask for: 12 = 0.64 ms (RtrParameters.roce). */
     private static final int MIN_RNR_TIMER = 12;
 
-    /** An echo server whose transports the test can reach, started as the backend starts one. */
-    private static final class Server implements AutoCloseable {
-        final List<RdmaServerTransport> transports = new CopyOnWriteArrayList<>();
-        final OflServer server;
+    /** An echo server whose connections' queue pairs the test can query. */
+    private static WatchedRdmaServer serve(Map<String, String> properties) {
+        return new WatchedRdmaServer(ServerConfig.builder().backend(RdmaBackend.NAME)
+                .bind(new InetSocketAddress(TestEnvironment.address(), 0)).serviceName(SERVICE).limits(LIMITS)
+                .bootstrapTimeout(TestEnvironment.duration(5)).properties(properties).build(), WatchedRdmaServer.ECHO);
+    }
 
-        Server(Map<String, String> properties) {
-            ServerConfig config = ServerConfig.builder().backend(RdmaBackend.NAME)
-                    .bind(new InetSocketAddress(TestEnvironment.address(), 0)).serviceName(SERVICE).limits(LIMITS)
-                    .bootstrapTimeout(TestEnvironment.duration(5)).properties(properties).build();
-            RdmaSettings settings = RdmaSettings.from(properties);
-            RdmaDevice device = RdmaDevice.open(config.bind().getAddress(), settings);
-            RegisteredStaging memory = new RegisteredStaging(device);
-            StagingPool pool = new StagingPool(config.stagingBudgetBytes(), memory, config.clock());
-            server = BootstrapServer.start(config, RdmaBackend.NAME, (request, response) -> {
-                response.write(request.payload());
-                return 0;
-            }, (serverConfig, channel, id) -> {
-                RdmaServerTransport transport = new RdmaServerTransport(device, settings, serverConfig, channel, pool,
-                        memory);
-                transports.add(transport);
-                return transport;
-            }, s -> {
-                pool.close();
-                device.close();
-            });
-        }
-
-        QueuePairAttributes onlyConnection() {
-            assertEquals(1, transports.size(), "connections");
-            return transports.get(0).link().qp.queryAttributes();
-        }
-
-        @Override
-        public void close() {
-            server.close();
-        }
+    private static QueuePairAttributes onlyConnection(WatchedRdmaServer server) {
+        return server.onlyConnection().link().qp.queryAttributes();
     }
 
     private static OflClient connect(InetSocketAddress server, Map<String, String> properties) {
@@ -123,13 +91,13 @@ class RdmaQueuePairTest {
         properties.put(RdmaSettings.TIMEOUT, "17");
         properties.put(RdmaSettings.RETRY_COUNT, "3");
         RdmaSettings settings = RdmaSettings.from(properties);
-        try (Server server = new Server(properties); Arena arena = Arena.ofShared();
+        try (WatchedRdmaServer server = serve(properties); Arena arena = Arena.ofShared();
                 OflClient client = connect(server.server.localAddress(), properties)) {
             Link clientLink = link(client);
             QueuePairAttributes mine = clientLink.qp.queryAttributes();
             assertEquals(17, mine.timeout(), "rdma.timeout reached the queue pair");
             assertEquals(3, mine.retryCount(), "rdma.retryCount reached the queue pair");
-            assertConnected(mine, clientLink, server.onlyConnection(), settings);
+            assertConnected(mine, clientLink, onlyConnection(server), settings);
             echo(client, client.registerRegion(arena.allocate(64)), 5);
         }
     }
@@ -138,10 +106,10 @@ class RdmaQueuePairTest {
     void theTestEnvironmentsPropertiesOrTheDefaultsAreWhatTheQueuePairsRunWith() {
         Map<String, String> properties = TestEnvironment.rdmaProperties();
         RdmaSettings settings = RdmaSettings.from(properties);
-        try (Server server = new Server(properties);
+        try (WatchedRdmaServer server = serve(properties);
                 OflClient client = connect(server.server.localAddress(), properties)) {
             Link clientLink = link(client);
-            assertConnected(clientLink.qp.queryAttributes(), clientLink, server.onlyConnection(), settings);
+            assertConnected(clientLink.qp.queryAttributes(), clientLink, onlyConnection(server), settings);
             if (properties.isEmpty()) {
                 assertEquals(14, settings.timeout(), "the default ACK timeout");
                 assertEquals(RdmaSettings.DEFAULT_RETRY_COUNT, settings.retryCount(), "the default retry count");
@@ -158,7 +126,7 @@ class RdmaQueuePairTest {
     void theServersReceivesArePostedBeforeItsWelcomeSoNoFirstSendMeetsReceiverNotReady() {
         int saved = RdmaClientTransport.rnrRetry;
         RdmaClientTransport.rnrRetry = 0;
-        try (Server server = new Server(TestEnvironment.rdmaProperties()); Arena arena = Arena.ofShared();
+        try (WatchedRdmaServer server = serve(TestEnvironment.rdmaProperties()); Arena arena = Arena.ofShared();
                 OflClient client = connect(server.server.localAddress(), TestEnvironment.rdmaProperties())) {
             assertEquals(0, link(client).qp.queryAttributes().rnrRetry(), "receiver-not-ready is fatal here");
             Region region = client.registerRegion(arena.allocate(8L * LIMITS.maxInFlight()));

@@ -48,16 +48,8 @@ class RdmaStagingReturnTest {
     private StagingPool pool;
 
     private BootstrapServer serve(ServerConfig config, OflHandler handler) {
-        RdmaSettings settings = RdmaSettings.from(config.properties());
-        RdmaDevice device = RdmaDevice.open(config.bind().getAddress(), settings);
-        RegisteredStaging memory = new RegisteredStaging(device);
-        pool = new StagingPool(config.stagingBudgetBytes(), memory, config.clock());
-        return BootstrapServer.start(config, RdmaBackend.NAME, handler,
-                (c, channel, id) -> new RdmaServerTransport(device, settings, c, channel, pool, memory),
-                server -> {
-                    pool.close();
-                    device.close();
-                });
+        return RdmaServer.start(config, handler, CompletionPoller.shared(), staging -> pool = staging,
+                transport -> { });
     }
 
     /**

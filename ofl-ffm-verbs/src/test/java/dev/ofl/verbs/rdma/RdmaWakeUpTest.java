@@ -7,14 +7,11 @@ import dev.ofl.api.ClientConfig;
 import dev.ofl.api.Completion;
 import dev.ofl.api.Ofl;
 import dev.ofl.api.OflClient;
-import dev.ofl.api.OflServer;
 import dev.ofl.api.OflStatus;
 import dev.ofl.api.Region;
 import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
-import dev.ofl.api.spi.BootstrapServer;
-import dev.ofl.api.spi.StagingPool;
 import dev.ofl.conformance.Conditions;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -35,20 +32,9 @@ import org.junit.jupiter.api.Timeout;
 class RdmaWakeUpTest {
     private static final String SERVICE = "wake-up";
 
-    private static OflServer serve(ServerConfig config) {
-        CompletionPoller poller = new CompletionPoller(TimeUnit.HOURS.toNanos(1));
-        RdmaSettings settings = RdmaSettings.from(config.properties());
-        RdmaDevice device = RdmaDevice.open(config.bind().getAddress(), settings);
-        RegisteredStaging memory = new RegisteredStaging(device);
-        StagingPool pool = new StagingPool(config.stagingBudgetBytes(), memory, config.clock());
-        return BootstrapServer.start(config, RdmaBackend.NAME, (request, response) -> {
-            response.write(request.payload());
-            return 0;
-        }, (c, channel, id) -> new RdmaServerTransport(device, settings, c, channel, pool, memory, poller),
-                server -> {
-                    pool.close();
-                    device.close();
-                });
+    /** A server whose connections run on a poller of their own, which never sweeps. */
+    private static WatchedRdmaServer serve(ServerConfig config) {
+        return new WatchedRdmaServer(config, WatchedRdmaServer.ECHO, new CompletionPoller(TimeUnit.HOURS.toNanos(1)));
     }
 
     private static ServerConfig config() {
@@ -58,8 +44,8 @@ class RdmaWakeUpTest {
                 .properties(TestEnvironment.rdmaProperties()).build();
     }
 
-    private static OflClient connect(OflServer server) {
-        return Ofl.connect(ClientConfig.builder().backend(RdmaBackend.NAME).server(server.localAddress())
+    private static OflClient connect(WatchedRdmaServer watched) {
+        return Ofl.connect(ClientConfig.builder().backend(RdmaBackend.NAME).server(watched.server.localAddress())
                 .serviceName(SERVICE).connectTimeout(TestEnvironment.duration(5))
                 .properties(TestEnvironment.rdmaProperties()).build());
     }
@@ -77,24 +63,24 @@ class RdmaWakeUpTest {
 
     @Test
     void aClientThatLeavesAnIdleConnectionIsNoticedWithoutACompletion() {
-        try (OflServer server = serve(config()); Arena arena = Arena.ofShared()) {
-            OflClient client = connect(server);
+        try (WatchedRdmaServer watched = serve(config()); Arena arena = Arena.ofShared()) {
+            OflClient client = connect(watched);
             echo(client, arena);
             client.close();
             // Nothing completes on the server's queue pair: only the liveness watcher's wake-up ends its park.
-            Conditions.await(() -> server.connectionCount() == 0, "the server to end the connection its client left");
+            Conditions.await(() -> watched.server.connectionCount() == 0, "the server to end the connection its client left");
         }
     }
 
     @Test
     void aClosingServerDrainsAnIdleConnectionWithoutWaitingOutTheDrainTimeout() {
-        OflServer server = serve(config());
-        try (Arena arena = Arena.ofShared(); OflClient client = connect(server)) {
+        WatchedRdmaServer watched = serve(config());
+        try (Arena arena = Arena.ofShared(); OflClient client = connect(watched)) {
             echo(client, arena);
             // The drain timeout is ten minutes: only the drain's wake-up ends the idle connection sooner.
-            assertTimeoutPreemptively(TestEnvironment.duration(60), server::close,
+            assertTimeoutPreemptively(TestEnvironment.duration(60), watched::close,
                     "close() of a server whose only connection is idle");
-            assertEquals(0, server.connectionCount());
+            assertEquals(0, watched.server.connectionCount());
         }
     }
 }
