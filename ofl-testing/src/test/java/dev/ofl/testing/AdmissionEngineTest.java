@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.ofl.api.ClientConfig;
 import dev.ofl.api.Completion;
@@ -34,6 +35,7 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
@@ -356,50 +358,69 @@ class AdmissionEngineTest {
     /**
      * A refusal that may not linger reads what its peer sent before closing, but no more than a
      * HELLO's worth: a peer that sent a HELLO is closed in order (the server read all of it), while
-     * one that sent more is reset (bytes were left unread). Both are queued while the listener is
-     * held, so each is whole before it is accepted; the kernel's view of the two client sockets
-     * ({@code /proc/net/tcp}) shows which end each got. A listener that read all it was sent, or
-     * nothing, fails this.
+     * one that sent more is reset (bytes were left unread). Both are queued whole at the server
+     * while its listener is held, before either is accepted; the kernel's table of TCP sockets
+     * ({@code /proc/net/tcp}) shows what is queued and which end each client got. A listener that
+     * read all it was sent, or nothing, fails this.
      */
     @Test
     void aRefusalThatMayNotLingerReadsNoMoreThanAHelloBeforeClosing() throws Exception {
+        assumeTrue(Files.isReadable(Path.of("/proc/net/tcp")), "needs Linux's /proc/net/tcp");
         OflServer server = fullWithOneRefusalLingeringAndTheClockFrozen();
         Socket lingering = raw(server, address(2));
         assertEquals(RefusalCode.SERVER_BUSY, readWelcome(lingering).status());
-        Socket quiet;
-        Socket loud;
+        byte[] hello = hello(TransportKind.IN_PROCESS);
+        int more = 16 << 10;
+        // Released by the test, or after it fails by closeEverything().
         CountDownLatch held = holdTheListener();
-        try {
-            quiet = raw(server, address(3));
-            quiet.getOutputStream().write(hello(TransportKind.IN_PROCESS));
-            loud = raw(server, address(4));
-            loud.getOutputStream().write(new byte[16 << 10]);
-        } finally {
-            releaseTheListener(held);
-        }
+        Socket quiet = raw(server, address(3));
+        quiet.getOutputStream().write(hello);
+        Socket loud = raw(server, address(4));
+        loud.getOutputStream().write(new byte[more]);
+        awaitTrue(() -> queuedAtTheServer(quiet) == hello.length, () -> "the HELLO is not all queued at the "
+                + "server: " + queuedAtTheServer(quiet));
+        awaitTrue(() -> queuedAtTheServer(loud) == more, () -> "16 KiB are not all queued at the server: "
+                + queuedAtTheServer(loud));
+        releaseTheListener(held);
         assertEquals(RefusalCode.SERVER_BUSY, readWelcome(quiet).status());
         assertEquals(-1, quiet.getInputStream().read(), "the refusal was not closed once answered");
-        // The quiet one was answered first; its socket would be gone by now had it been reset too.
-        awaitTrue(() -> tcpState(loud) == null, () -> "the peer that sent 16 KiB was not reset: its socket is "
-                + tcpState(loud) + " (08 is CLOSE_WAIT: the server read everything and closed in order)");
-        assertEquals("08", tcpState(quiet), "the peer that sent a HELLO should be in CLOSE_WAIT, not reset");
+        awaitTrue(() -> tcpRow(loud.getLocalSocketAddress(), loud.getRemoteSocketAddress()) == null,
+                () -> "the peer that sent 16 KiB was not reset: its socket is still there, "
+                        + tcpRow(loud.getLocalSocketAddress(), loud.getRemoteSocketAddress())
+                        + " (08 is CLOSE_WAIT: the server read everything and closed in order)");
+        TcpRow answered = tcpRow(quiet.getLocalSocketAddress(), quiet.getRemoteSocketAddress());
+        assertTrue(answered != null && answered.state().equals("08"),
+                "the peer that sent a HELLO was reset, or is not in CLOSE_WAIT: " + answered);
         assertEquals(3, server.statistics().connectionsRefused());
     }
 
+    /** A socket's row in the kernel's table of TCP sockets: its state (hex: 01 ESTABLISHED, 08 CLOSE_WAIT) and bytes unread. */
+    private record TcpRow(String state, long unread) { }
+
+    /** The bytes the server's end of a client's connection holds unread, or -1 if there is no such end. */
+    private static long queuedAtTheServer(Socket client) {
+        TcpRow row = tcpRow(client.getRemoteSocketAddress(), client.getLocalSocketAddress());
+        return row == null ? -1 : row.unread();
+    }
+
     /**
-     * The kernel's state of a connected socket in {@code /proc/net/tcp} or {@code tcp6} (hex, as there: 01
-     * ESTABLISHED, 08 CLOSE_WAIT), or null once the socket left the table, as a reset one does.
+     * The row of the connection from {@code local} to {@code remote} (IPv4 addresses) in
+     * {@code /proc/net/tcp} or {@code tcp6}, or null if it has none: a reset socket leaves the table.
      */
-    private static String tcpState(Socket socket) {
-        String local = String.format(":%04X", socket.getLocalPort());
-        String remote = String.format(":%04X", socket.getPort());
+    private static TcpRow tcpRow(SocketAddress local, SocketAddress remote) {
+        String from = procAddress((InetSocketAddress) local);
+        String to = procAddress((InetSocketAddress) remote);
         try {
             // A JVM's sockets are IPv6 ones unless it prefers IPv4: IPv4 peers show as v4-mapped there.
             for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+                if (!Files.isReadable(Path.of(table))) {
+                    continue;
+                }
                 for (String line : Files.readAllLines(Path.of(table))) {
                     String[] fields = line.trim().split("\\s+");
-                    if (fields.length > 3 && fields[1].endsWith(local) && fields[2].endsWith(remote)) {
-                        return fields[3];
+                    if (fields.length > 4 && fields[1].endsWith(from) && fields[2].endsWith(to)) {
+                        String queues = fields[4];
+                        return new TcpRow(fields[3], Long.parseLong(queues.substring(queues.indexOf(':') + 1), 16));
                     }
                 }
             }
@@ -407,6 +428,16 @@ class AdmissionEngineTest {
             throw new UncheckedIOException(e);
         }
         return null;
+    }
+
+    /**
+     * An IPv4 address and port as the kernel's table writes them: the address as one word in the
+     * machine's byte order (little-endian here), which is also how a v4-mapped address ends in {@code tcp6}.
+     */
+    private static String procAddress(InetSocketAddress address) {
+        byte[] ip = address.getAddress().getAddress();
+        assertEquals(4, ip.length, address::toString);
+        return String.format("%02X%02X%02X%02X:%04X", ip[3], ip[2], ip[1], ip[0], address.getPort());
     }
 
     /**
