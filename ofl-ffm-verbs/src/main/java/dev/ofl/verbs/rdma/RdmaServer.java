@@ -46,8 +46,8 @@ final class RdmaServer {
         }
         RegisteredStaging memory = new RegisteredStaging(device);
         StagingPool pool = new StagingPool(config.stagingBudgetBytes(), memory, config.clock());
-        staging.accept(pool);
         try {
+            staging.accept(pool);
             return BootstrapServer.start(config, RdmaBackend.NAME, handler,
                     (serverConfig, channel, id) -> {
                         RdmaServerTransport transport = new RdmaServerTransport(device, settings, serverConfig,

@@ -198,6 +198,7 @@ class RdmaTeardownCountsTest {
         try (OflServer server = Ofl.serve(config, (request, response) -> 0);
                 ServerSocketChannel silent = ServerSocketChannel.open()) {
             silent.bind(new InetSocketAddress("127.0.0.1", 0), FAILED_CYCLES + 2);
+            silent.configureBlocking(false);
             ClientConfig refused = ClientConfig.builder().backend(RdmaBackend.NAME).server(server.localAddress())
                     .serviceName("another service").build();
             // Nothing answers there, so a short timeout only shortens the test.
@@ -254,15 +255,15 @@ class RdmaTeardownCountsTest {
     }
 
     /**
-     * One refused connect, and one that times out waiting for the WELCOME. The silent listener
-     * then closes what it has accepted without waiting for more: a socket that only now reaches its
-     * queue is taken next time (its backlog holds them all), and one that never does cannot hang the test.
+     * One refused connect, and one that times out waiting for the WELCOME. The silent listener,
+     * which does not block, then closes what it has accepted without waiting for more: a socket
+     * that only now reaches its queue is taken next time (its backlog holds them all), and one that
+     * never does cannot hang the test.
      */
     private static void failBoth(ClientConfig refused, ClientConfig unanswered, ServerSocketChannel silent)
             throws IOException {
         assertThrows(OflRefusedException.class, () -> Ofl.connect(refused));
         assertThrows(OflConnectionException.class, () -> Ofl.connect(unanswered));
-        silent.configureBlocking(false);
         for (SocketChannel accepted; (accepted = silent.accept()) != null; ) {
             accepted.close();
         }

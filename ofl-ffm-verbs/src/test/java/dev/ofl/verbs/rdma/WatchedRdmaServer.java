@@ -5,13 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.ofl.api.OflHandler;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.spi.BootstrapServer;
-import dev.ofl.api.spi.StagingPool;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * An RDMA server built as the backend builds one ({@link RdmaServer}), whose staging pool and
- * connection transports a test can look at while it serves.
+ * An RDMA server built as the backend builds one ({@link RdmaServer}), whose connections'
+ * transports a test can look at while it serves.
  */
 final class WatchedRdmaServer implements AutoCloseable {
     /** Answers each request with its payload. */
@@ -23,7 +22,6 @@ final class WatchedRdmaServer implements AutoCloseable {
     final BootstrapServer server;
     /** The server's connections' transports, in the order they were made. */
     final List<RdmaServerTransport> transports = new CopyOnWriteArrayList<>();
-    private volatile StagingPool pool;
 
     /** Starts the server on the shared completion poller, as the backend does. */
     WatchedRdmaServer(ServerConfig config, OflHandler handler) {
@@ -31,12 +29,7 @@ final class WatchedRdmaServer implements AutoCloseable {
     }
 
     WatchedRdmaServer(ServerConfig config, OflHandler handler, CompletionPoller poller) {
-        server = RdmaServer.start(config, handler, poller, staging -> pool = staging, transports::add);
-    }
-
-    /** The staging pool every connection of the server draws its responses and payload extents from. */
-    StagingPool pool() {
-        return pool;
+        server = RdmaServer.start(config, handler, poller, staging -> { }, transports::add);
     }
 
     /** The transport of the server's one connection, which the test expects to be its only one. */
