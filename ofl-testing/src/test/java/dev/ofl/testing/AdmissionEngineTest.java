@@ -46,8 +46,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -81,6 +79,8 @@ class AdmissionEngineTest {
     private final AtomicLong offsetNs = new AtomicLong();
     private final AtomicBoolean frozen = new AtomicBoolean();
     private volatile long frozenAtNs;
+    /** Holds the server's listener where it reads the clock, for tests that queue sockets unaccepted. */
+    private final ListenerGate listener = new ListenerGate(WAIT_MS);
     private Arena arena;
     private String service;
 
@@ -93,55 +93,16 @@ class AdmissionEngineTest {
     @AfterEach
     void closeEverything() throws Exception {
         frozen.set(false);
-        CountDownLatch held = listenerHeld;
-        if (held != null) {
-            releaseTheListener(held);
-        }
+        listener.release();
         for (int i = resources.size() - 1; i >= 0; i--) {
             resources.get(i).close();
         }
         arena.close();
     }
 
-    /** While set, the listener thread waits on it the next time it reads the clock. */
-    private volatile CountDownLatch listenerHeld;
-    private final Semaphore listenerWaiting = new Semaphore(0);
-
     private long now() {
-        CountDownLatch held = listenerHeld;
-        if (held != null && Thread.currentThread().getName().contains("-accept-")) {
-            listenerWaiting.release();
-            awaitUninterruptibly(held);
-        }
+        listener.pass();
         return frozen.get() ? frozenAtNs : System.nanoTime() + offsetNs.get();
-    }
-
-    /** Holds the listener thread until the returned latch is counted down, once it is held. */
-    private CountDownLatch holdTheListener() throws InterruptedException {
-        CountDownLatch held = new CountDownLatch(1);
-        listenerHeld = held;
-        assertTrue(listenerWaiting.tryAcquire(WAIT_MS, TimeUnit.MILLISECONDS), "the listener never read the clock");
-        return held;
-    }
-
-    private void releaseTheListener(CountDownLatch held) {
-        listenerHeld = null;
-        held.countDown();
-    }
-
-    private static void awaitUninterruptibly(CountDownLatch latch) {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                latch.await();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     private void freeze() {
@@ -372,7 +333,7 @@ class AdmissionEngineTest {
         byte[] hello = hello(TransportKind.IN_PROCESS);
         int more = 16 << 10;
         // Released by the test, or after it fails by closeEverything().
-        CountDownLatch held = holdTheListener();
+        listener.hold();
         Socket quiet = raw(server, address(3));
         quiet.getOutputStream().write(hello);
         Socket loud = raw(server, address(4));
@@ -381,7 +342,7 @@ class AdmissionEngineTest {
                 + "server: " + queuedAtTheServer(quiet));
         awaitTrue(() -> queuedAtTheServer(loud) == more, () -> "16 KiB are not all queued at the server: "
                 + queuedAtTheServer(loud));
-        releaseTheListener(held);
+        listener.release();
         assertEquals(RefusalCode.SERVER_BUSY, readWelcome(quiet).status());
         assertEquals(-1, quiet.getInputStream().read(), "the refusal was not closed once answered");
         awaitTrue(() -> tcpRow(loud.getLocalSocketAddress(), loud.getRemoteSocketAddress()) == null,
