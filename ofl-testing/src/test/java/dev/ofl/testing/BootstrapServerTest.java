@@ -36,6 +36,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -154,6 +155,57 @@ class BootstrapServerTest {
         Conditions.await(() -> server.connectionCount() == 0, "the connection's place to come back");
         assertEquals(1, afterClose.get());
         Conditions.await(client::isBroken, "the client to see the forced close");
+    }
+
+    /**
+     * When the last connection ends while close() still waits for the listener, that connection's
+     * thread runs the after-close action, and close() returns only once the action is done: what
+     * the connections shared is released by then. The listener is held at its clock, which keeps
+     * close() waiting for it (a second) while the client leaves.
+     */
+    @Test
+    void closeReturnsOnlyOnceTheAfterCloseActionALastConnectionRanIsDone() throws Exception {
+        ListenerGate listener = new ListenerGate(30_000);
+        ServerConfig config = config().clock(() -> {
+            listener.pass();
+            return System.nanoTime();
+        }).build();
+        CountDownLatch actionEntered = new CountDownLatch(1);
+        CountDownLatch actionRelease = new CountDownLatch(1);
+        AtomicReference<String> actionThread = new AtomicReference<>();
+        AtomicBoolean actionDone = new AtomicBoolean();
+        BootstrapServer server = BootstrapServer.start(config, FakeBackend.NAME, handler, fake(config), s -> {
+            actionThread.set(Thread.currentThread().getName());
+            actionEntered.countDown();
+            try {
+                actionRelease.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            actionDone.set(true);
+        });
+        closeables.add(server);
+        closeables.add(listener::release);
+        closeables.add(actionRelease::countDown);
+        OflClient client = connect(server);
+        Completion completion = new Completion();
+        assertEquals(OflStatus.OK, client.await(submit(client, OP_ECHO, 5), client.clock().nanoTime() + 10 * SECOND_NS,
+                completion), completion::toString);
+        listener.hold();
+        Thread closer = Thread.ofPlatform().start(server::close);
+        Conditions.await(server::closing, "close() to begin");
+        client.close();
+        assertTrue(actionEntered.await(30, TimeUnit.SECONDS), "the after-close action never ran");
+        assertTrue(actionThread.get().contains("-conn-"), "the action ran on " + actionThread.get()
+                + ", not on the connection's thread");
+        // close() gave up on the listener after a second; it must now wait for the action.
+        closer.join(3_000);
+        assertTrue(closer.isAlive(), "close() returned while the after-close action still ran");
+        actionRelease.countDown();
+        closer.join(30_000);
+        assertFalse(closer.isAlive(), "close() did not return once the action was done");
+        assertTrue(actionDone.get());
+        assertTrue(server.awaitTermination(Duration.ZERO));
     }
 
     /** Refused connections end at once: they hold up neither close() nor its after-close action. */

@@ -120,6 +120,8 @@ public final class BootstrapServer implements OflServer {
     private final HandlerErrors handlerErrors;
     private final Consumer<BootstrapServer> afterClose;
     private final AtomicBoolean afterCloseRan = new AtomicBoolean();
+    /** Counted down when the after-close action has returned (or thrown), on whichever thread ran it. */
+    private final CountDownLatch afterCloseDone = new CountDownLatch(1);
     /** Every connection whose HELLO arrived, with the thread that runs it, until that thread ends. */
     private final Map<Connection, Thread> running = new ConcurrentHashMap<>();
     /** Places in the connection caps, taken by accepted HELLOs. */
@@ -164,7 +166,8 @@ public final class BootstrapServer implements OflServer {
      * @param handler the application logic
      * @param transports makes each connection's transport
      * @param afterClose releases what the backend shares across connections: runs once, after
-     *     {@link #close()} began and the last connection thread ended
+     *     {@link #close()} began and the last connection thread ended; {@link #close()} returns
+     *     after it, unless a handler outlived the drain
      * @return the running server
      * @throws OflException if the address cannot be bound, with the fix
      */
@@ -653,8 +656,8 @@ public final class BootstrapServer implements OflServer {
 
     /**
      * Drains and stops: stops accepting, closes idle connections, waits up to the drain timeout
-     * for running handlers, then closes the rest and runs the backend's after-close action.
-     * Idempotent.
+     * for running handlers, then closes the rest and runs the backend's after-close action, or
+     * waits for the last connection thread to finish running it. Idempotent.
      */
     @Override
     public void close() {
@@ -696,6 +699,26 @@ public final class BootstrapServer implements OflServer {
                     + "they share is released when the last of them ends", backend, localAddress, running.size());
         }
         runAfterCloseOnce();
+        if (running.isEmpty()) {
+            // The last connection thread may have taken the action over while this one waited for
+            // the listener: what the connections shared is released before close() returns.
+            awaitAfterClose();
+        }
+    }
+
+    private void awaitAfterClose() {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                afterCloseDone.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override
@@ -718,7 +741,11 @@ public final class BootstrapServer implements OflServer {
     /** The after-close action runs once, when closing and no connection thread is left. */
     private void runAfterCloseOnce() {
         if (running.isEmpty() && afterCloseRan.compareAndSet(false, true)) {
-            afterClose.accept(this);
+            try {
+                afterClose.accept(this);
+            } finally {
+                afterCloseDone.countDown();
+            }
         }
     }
 
