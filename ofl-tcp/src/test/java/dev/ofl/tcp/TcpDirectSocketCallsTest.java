@@ -354,7 +354,7 @@ class TcpDirectSocketCallsTest {
      */
     @Test
     void anIdleTimeoutEndsABusyConnectionThoughItClosesTheChannelFirst() {
-        try (OflServer server = Ofl.serve(server(WaitMode.BUSY_POLL, Map.of()).idleTimeout(Duration.ofMillis(200))
+        try (OflServer server = Ofl.serve(server(WaitMode.BUSY_POLL, Map.of()).idleTimeout(Duration.ofSeconds(1))
                 .build(), (request, response) -> 0); OflClient c = Ofl.connect(clientOf(server, Map.of()).build())) {
             Completion completion = new Completion();
             assertEquals(OflStatus.OK, c.call(1, 0, 0, new ResponseRanges(), DEADLINE_NS, completion));

@@ -326,7 +326,7 @@ class ServerEngineTest {
 
     @Test
     void aClientThatSendsNothingIsDroppedAtTheBootstrapTimeout() throws Exception {
-        OflServer server = serve(serverConfig().bootstrapTimeout(Duration.ofMillis(200)).build());
+        OflServer server = serve(serverConfig().bootstrapTimeout(Duration.ofSeconds(1)).build());
         try (SocketChannel silent = SocketChannel.open(server.localAddress())) {
             ByteBuffer one = ByteBuffer.allocate(1);
             assertEquals(-1, silent.read(one), "the server closes a silent socket without a WELCOME");
