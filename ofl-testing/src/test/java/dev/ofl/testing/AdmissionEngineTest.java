@@ -291,10 +291,22 @@ class AdmissionEngineTest {
         }
         assertFalse(sendingFails(lingering), "the lingering refusal stopped reading while the clock stood still");
         assertEquals(2, server.statistics().connectionsRefused());
-        // The lingering refusal ends when its peer leaves, however still the clock stands.
+        // The lingering refusal ends when its peer leaves, however still the clock stands: a
+        // refusal after it may linger in its place.
         lingering.close();
+        awaitTrue(() -> aRefusalNowLingers(server), () -> "no refusal lingers after the lingering one's peer left");
         frozen.set(false);
         assertEquals(1, server.connectionCount());
+    }
+
+    /** Whether a socket refused now is kept open to linger: sending to it does not fail. */
+    private boolean aRefusalNowLingers(OflServer server) {
+        try (Socket socket = raw(server, address(5))) {
+            assertEquals(RefusalCode.SERVER_BUSY, readWelcome(socket).status());
+            return !sendingFails(socket);
+        } catch (IOException | ProtocolException e) {
+            throw new AssertionError(e);
+        }
     }
 
     /**
