@@ -250,7 +250,7 @@ stage_c_tests_softverbs() {
 # The Java test classes run in one JVM (a JVM and JUnit start up in minutes under TCG); each class
 # is then a stage of its own, counted from JUnit's XML report.
 java_classes=(RdmaConformanceTest LateWriteTest TwoProcessTest RdmaGidDriftTest RdmaPayloadReadTest
-              HostileRdmaServerTest RdmaQueuePairTest RdmaWakeUpTest)
+              HostileRdmaServerTest RdmaQueuePairTest RdmaWakeUpTest RdmaStagingReturnTest)
 
 stage_java() {
     local selectors=() class status
