@@ -167,7 +167,8 @@ public final class BootstrapServer implements OflServer {
      * @param transports makes each connection's transport
      * @param afterClose releases what the backend shares across connections: runs once, after
      *     {@link #close()} began and the last connection thread ended; {@link #close()} returns
-     *     after it, unless a handler outlived the drain
+     *     after it unless a connection thread still ran when it stopped waiting for them (a
+     *     handler past the drain timeout, or {@code close()} interrupted)
      * @return the running server
      * @throws OflException if the address cannot be bound, with the fix
      */
@@ -662,16 +663,20 @@ public final class BootstrapServer implements OflServer {
     @Override
     public void close() {
         try {
-            drainAndStop();
+            if (drainAndStop()) {
+                // Outside the lock: the last connection thread may be running the action meanwhile.
+                awaitAfterClose();
+            }
         } finally {
             // Also when the backend's after-close action failed: nothing of the server runs any more.
             terminated.countDown();
         }
     }
 
-    private synchronized void drainAndStop() {
+    /** Drains and stops; returns whether close() must then wait for the after-close action, which another thread may run. */
+    private synchronized boolean drainAndStop() {
         if (closed) {
-            return;
+            return false;
         }
         closed = true;
         closing = true;
@@ -699,11 +704,9 @@ public final class BootstrapServer implements OflServer {
                     + "they share is released when the last of them ends", backend, localAddress, running.size());
         }
         runAfterCloseOnce();
-        if (running.isEmpty()) {
-            // The last connection thread may have taken the action over while this one waited for
-            // the listener: what the connections shared is released before close() returns.
-            awaitAfterClose();
-        }
+        // The last connection thread may have taken the action over while this one waited for the
+        // listener: what the connections shared is released before close() returns.
+        return running.isEmpty();
     }
 
     private void awaitAfterClose() {
