@@ -30,16 +30,10 @@ final class ListenerGate {
             return;
         }
         arrived.release();
-        boolean interrupted = false;
-        while (true) {
-            try {
-                gate.await();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
+        try {
+            gate.await();
+        } catch (InterruptedException e) {
+            // Whoever interrupts the listener is ending it: let it go, and let it see why.
             Thread.currentThread().interrupt();
         }
     }
