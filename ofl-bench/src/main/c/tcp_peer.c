@@ -1,8 +1,8 @@
 /*
  * tcp_peer: a plain C TCP request/response client and server, the baseline the ofl TCP backend is
  * measured against. Same shape as ofl's cases: the client sends a 64-byte request naming the
- * response length; the server answers with that many bytes (derived from the iteration); the
- * client reads them all and checks every byte.
+ * response length; the server writes that many bytes of a pattern derived from the iteration and
+ * sends them; the client reads them all and checks every byte.
  *
  *   tcp_peer server ADDR PORT busy|blocking
  *   tcp_peer client ADDR PORT busy|blocking RESPONSE_BYTES ITERATIONS WARMUP
@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -70,33 +71,38 @@ static void tune(int fd) {
     setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
 }
 
-/* Every 256-byte row starts with the iteration and row number; the rest is a fixed pattern, so
- * the server prepares a response at memory speed and the client can still check every byte. */
-static unsigned char base_byte(uint64_t i) {
-    return (unsigned char)(i * 7 + (i >> 8));
+/* The response pattern of ofl-bench's StreamPattern (stream 2): little-endian words, the first a
+ * SplitMix64 finaliser of the iteration, each next one a fixed step on. The server writes every
+ * byte of every response, as an ofl handler that writes its response in place does, so the two
+ * servers do the same work per request; the client checks every byte. */
+static const uint64_t WORD_STEP = 0x9E3779B97F4A7C15ull;
+
+static uint64_t pattern_seed(uint64_t iteration) {
+    uint64_t z = iteration * 0xBF58476D1CE4E5B9ull + 2 * 0x94D049BB133111EBull + 0x632BE59BD9B4E019ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
 }
 
-static void stamp(unsigned char *buf, uint64_t len, uint64_t iteration) {
-    for (uint64_t row = 0; row * 256 + 16 <= len; row++) {
-        memcpy(buf + row * 256, &iteration, 8);
-        memcpy(buf + row * 256 + 8, &row, 8);
+static void fill(unsigned char *buf, uint64_t len, uint64_t iteration) {
+    uint64_t word = pattern_seed(iteration), at = 0;
+    for (; at + 8 <= len; at += 8, word += WORD_STEP) {
+        uint64_t le = htole64(word);
+        memcpy(buf + at, &le, 8);
     }
+    for (int b = 0; at < len; at++, b++) buf[at] = (unsigned char)(word >> (8 * b));
 }
 
 static uint64_t check(const unsigned char *buf, uint64_t len, uint64_t iteration) {
-    uint64_t bad = 0;
-    for (uint64_t i = 0; i < len; i++) {
-        uint64_t row = i / 256, at = i % 256;
-        unsigned char want;
-        if (at < 8 && row * 256 + 16 <= len) {
-            want = (unsigned char)(iteration >> (8 * at));
-        } else if (at < 16 && row * 256 + 16 <= len) {
-            want = (unsigned char)(row >> (8 * (at - 8)));
-        } else {
-            want = base_byte(i);
+    uint64_t word = pattern_seed(iteration), bad = 0, at = 0;
+    for (; at + 8 <= len; at += 8, word += WORD_STEP) {
+        uint64_t got;
+        memcpy(&got, buf + at, 8);
+        if (got != htole64(word)) {
+            for (int b = 0; b < 8; b++) bad += buf[at + b] != (unsigned char)(word >> (8 * b));
         }
-        bad += buf[i] != want;
     }
+    for (int b = 0; at < len; at++, b++) bad += buf[at] != (unsigned char)(word >> (8 * b));
     return bad;
 }
 
@@ -130,11 +136,12 @@ int main(int argc, char **argv) {
             memcpy(&iteration, req + 8, 8);
             if (len > (64u << 20)) break;
             if (len > cap) {
-                resp = realloc(resp, len);
-                for (uint64_t i = 0; i < len; i++) resp[i] = base_byte(i);
+                unsigned char *grown = realloc(resp, len);
+                if (!grown) die("realloc");
+                resp = grown;
                 cap = len;
             }
-            stamp(resp, len, iteration);
+            fill(resp, len, iteration);
             if (write_fully(fd, resp, len)) break;
         }
         return 0;

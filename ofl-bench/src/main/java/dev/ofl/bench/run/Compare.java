@@ -30,6 +30,10 @@ import picocli.CommandLine.Option;
  * Each peer runs {@code --rounds} times, the order reversed every other round; the table shows the
  * median p50 over the rounds.
  *
+ * <p>Every server does the same work per request: it writes every byte of the response, a pattern
+ * of the iteration, and sends it (the ofl handler writes it in place into the response buffer, the
+ * plain peers into their send buffers); no server copies a response prepared elsewhere.
+ *
  * <p>Every peer checks every byte; a mismatch or a failed peer makes the exit status 1.
  */
 @Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
@@ -220,7 +224,8 @@ public final class Compare implements Callable<Integer> {
                 int n = iterationsFor(bytes);
                 List<String> clientCommand = new ArrayList<>(java("client", "--server", address, "--port",
                         Integer.toString(basePort), "--backend", backend, "--wait", waits, "--cases",
-                        "64/" + bytes, "--repeats", "1", "--iterations", Integer.toString(n), "--warmup",
+                        "64/" + bytes, "--response", "inplace", "--repeats", "1", "--iterations",
+                        Integer.toString(n), "--warmup",
                         Integer.toString(Math.max(20, n / 10)), "--warmup-ms", Long.toString(warmupMs), "--warmup-jit-quiet-ms",
                         Long.toString(warmupJitQuietMs), "--json", json.toString()));
                 clientCommand.addAll(variant.clientOptions);
@@ -399,7 +404,8 @@ public final class Compare implements Callable<Integer> {
 
     private void printTable() {
         out.printf(Locale.ROOT, "# compare on %s: %d rounds (order reversed every other round), median p50 of the"
-                + " rounds; request 64 B; %d measured requests (%d over 1 MiB); cores: %d; %s%n", address, rounds,
+                + " rounds; request 64 B; every server writes each response's every byte (ofl: in place); %d measured"
+                + " requests (%d over 1 MiB); cores: %d; %s%n", address, rounds,
                 iterations, largeIterations, Runtime.getRuntime().availableProcessors(),
                 cpus == null ? "not pinned" : "ofl pinned client,server = " + cpus);
         out.println("# ratio = this peer's p50 / c-tcp p50 of the same wait mode; ofl-rdma rows: / c-tcp of the"

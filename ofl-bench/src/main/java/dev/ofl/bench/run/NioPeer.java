@@ -2,6 +2,7 @@ package dev.ofl.bench.run;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -19,8 +20,9 @@ import picocli.CommandLine.Parameters;
  * A plain Java NIO request/response peer, blocking or busy-polling, the Java baseline beside the C one
  * ({@code ofl-bench/src/main/c/tcp_peer.c}), speaking the same protocol and printing the same
  * line: the client sends 64 bytes naming the response length and the iteration (little-endian);
- * the server answers with that many bytes, every 256-byte row stamped with the iteration and the
- * row number, the rest a fixed function of the offset; the client checks every byte. With
+ * the server writes that many bytes of the iteration's {@link StreamPattern} response stream, every
+ * byte of every response as the C peer and an ofl handler answering in place do, and sends them;
+ * the client checks every byte. With
  * {@code --busy} both ends make their sockets non-blocking and spin on reads and writes, as the C
  * peer's busy mode does: the JVM's own floor under ofl's busy-poll TCP figures.
  *
@@ -34,8 +36,6 @@ import picocli.CommandLine.Parameters;
                 + " WARMUP'.")
 public final class NioPeer implements Callable<Integer> {
     private static final int REQUEST_BYTES = 64;
-    private static final int ROW_BYTES = 256;
-    private static final int STAMP_BYTES = 16;
     private static final long MAX_RESPONSE_BYTES = 64L << 20;
 
     @Option(names = "--busy", arity = "0..1", description = "non-blocking sockets polled in a spin, as the C peer's busy mode")
@@ -84,37 +84,14 @@ public final class NioPeer implements Callable<Integer> {
         };
     }
 
-    /** The byte at an offset of a response, before rows are stamped; the same function as the C peer's. */
-    static byte baseByte(long i) {
-        return (byte) (i * 7 + (i >>> 8));
-    }
-
-    /** Stamps every whole row with the iteration and its number, as the C peer does. */
-    static void stamp(ByteBuffer response, long length, long iteration) {
-        for (long row = 0; row * ROW_BYTES + STAMP_BYTES <= length; row++) {
-            response.putLong((int) (row * ROW_BYTES), iteration);
-            response.putLong((int) (row * ROW_BYTES + Long.BYTES), row);
-        }
+    /** Writes every byte of an iteration's response, as an ofl handler that answers in place does. */
+    static void fill(MemorySegment response, long length, long iteration) {
+        StreamPattern.fill(response, 0, iteration, StreamPattern.RESPONSE, 0, length);
     }
 
     /** Counts the bytes of a response that differ from what the server must have sent. */
-    static long check(ByteBuffer response, long length, long iteration) {
-        long bad = 0;
-        for (long row = 0; row * ROW_BYTES < length; row++) {
-            long start = row * ROW_BYTES;
-            boolean stamped = start + STAMP_BYTES <= length;
-            long end = Math.min(length, start + ROW_BYTES);
-            long i = start;
-            if (stamped) {
-                bad += response.getLong((int) start) != iteration ? 1 : 0;
-                bad += response.getLong((int) start + Long.BYTES) != row ? 1 : 0;
-                i = start + STAMP_BYTES;
-            }
-            for (; i < end; i++) {
-                bad += response.get((int) i) != baseByte(i) ? 1 : 0;
-            }
-        }
-        return bad;
+    static long check(MemorySegment response, long length, long iteration) {
+        return StreamPattern.countMismatches(response, 0, iteration, StreamPattern.RESPONSE, 0, length);
     }
 
     private void tune(SocketChannel channel) throws IOException {
@@ -156,7 +133,8 @@ public final class NioPeer implements Callable<Integer> {
             try (SocketChannel channel = listener.accept()) {
                 tune(channel);
                 ByteBuffer request = ByteBuffer.allocateDirect(REQUEST_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-                ByteBuffer response = ByteBuffer.allocateDirect(0).order(ByteOrder.LITTLE_ENDIAN);
+                ByteBuffer response = ByteBuffer.allocateDirect(0);
+                MemorySegment responseBytes = MemorySegment.ofBuffer(response);
                 while (readFully(channel, request.clear())) {
                     long length = request.getLong(0);
                     long iteration = request.getLong(Long.BYTES);
@@ -166,12 +144,10 @@ public final class NioPeer implements Callable<Integer> {
                         return 1;
                     }
                     if (length > response.capacity()) {
-                        response = ByteBuffer.allocateDirect((int) length).order(ByteOrder.LITTLE_ENDIAN);
-                        for (int i = 0; i < length; i++) {
-                            response.put(i, baseByte(i));
-                        }
+                        response = ByteBuffer.allocateDirect((int) length);
+                        responseBytes = MemorySegment.ofBuffer(response);
                     }
-                    stamp(response, length, iteration);
+                    fill(responseBytes, length, iteration);
                     writeFully(channel, response.clear().limit((int) length));
                 }
             }
@@ -191,8 +167,8 @@ public final class NioPeer implements Callable<Integer> {
         try (SocketChannel channel = connect(at)) {
             tune(channel);
             ByteBuffer request = ByteBuffer.allocateDirect(REQUEST_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-            ByteBuffer response = ByteBuffer.allocateDirect((int) Math.max(1, responseBytes))
-                    .order(ByteOrder.LITTLE_ENDIAN);
+            ByteBuffer response = ByteBuffer.allocateDirect((int) Math.max(1, responseBytes));
+            MemorySegment received = MemorySegment.ofBuffer(response);
             for (long it = 0; it < warmups + iterations; it++) {
                 request.clear();
                 request.putLong(0, responseBytes).putLong(Long.BYTES, it);
@@ -203,7 +179,7 @@ public final class NioPeer implements Callable<Integer> {
                     return 1;
                 }
                 long t1 = System.nanoTime();
-                mismatches += check(response, responseBytes, it);
+                mismatches += check(received, responseBytes, it);
                 if (it >= warmups) {
                     rtt[(int) (it - warmups)] = t1 - t0;
                     totalNs += t1 - t0;

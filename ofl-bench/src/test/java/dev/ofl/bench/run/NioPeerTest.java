@@ -5,8 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -20,17 +21,18 @@ import picocli.CommandLine;
 
 class NioPeerTest {
     @Test
-    void checkFindsEveryCorruptedByteOfTheCPeersPattern() {
-        int length = 1000;
-        ByteBuffer b = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
-        for (int i = 0; i < length; i++) {
-            b.put(i, NioPeer.baseByte(i));
-        }
-        NioPeer.stamp(b, length, 77);
-        assertEquals(0, NioPeer.check(b, length, 77));
-        assertEquals(4, NioPeer.check(b, length, 78), "each of the 4 whole rows has a wrong iteration stamp");
-        b.put(999, (byte) (b.get(999) + 1));
-        assertEquals(1, NioPeer.check(b, length, 77));
+    void theServerWritesEveryByteOfTheIterationsResponseAndCheckFindsEachWrongOne() {
+        int length = 1001;
+        MemorySegment response = Arena.ofAuto().allocate(length);
+        response.fill((byte) 0x5A);
+        NioPeer.fill(response, length, 77);
+        assertEquals(0, NioPeer.check(response, length, 77));
+        assertEquals(0, StreamPattern.countMismatches(response, 0, 77, StreamPattern.RESPONSE, 0, length),
+                "the C peer, the NIO peer and ofl's handler send the same stream");
+        assertTrue(NioPeer.check(response, length, 78) > length / 2, "another iteration's response differs almost everywhere");
+        response.set(ValueLayout.JAVA_BYTE, 1000, (byte) (response.get(ValueLayout.JAVA_BYTE, 1000) + 1));
+        response.set(ValueLayout.JAVA_BYTE, 3, (byte) (response.get(ValueLayout.JAVA_BYTE, 3) ^ 1));
+        assertEquals(2, NioPeer.check(response, length, 77));
     }
 
     @Test
