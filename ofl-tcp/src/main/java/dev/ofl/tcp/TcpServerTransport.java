@@ -42,7 +42,10 @@ final class TcpServerTransport implements ServerTransport {
      * about 60% of a plain C peer's MB/s on 12 MiB responses, 512 KiB about 100%).
      */
     private static final int PIECE_BYTES = 512 << 10;
-    /** Pieces up to this size are copied next to their headers and written in one system call. */
+    /**
+     * Pieces up to this size are copied next to their headers and written in one system call; of
+     * larger ones, this many bytes travel with each header.
+     */
     private static final int COPY_BYTES = 8 << 10;
     /** A DATA header, a piece of up to COPY_BYTES, and the RESPONSE header. */
     private static final int TX_BYTES = COPY_BYTES + 2 * MessageHeader.LENGTH;
@@ -354,9 +357,14 @@ final class TcpServerTransport implements ServerTransport {
     }
 
     /*
-     * Small pieces are copied with their headers into one transmit buffer and written at once:
-     * one system call, and no gathering write (which allocates per buffer for arena memory).
-     * Larger pieces are written from the staging buffer directly, after their header.
+     * A header never travels alone: a write of its 32 bytes would leave as a segment of its own,
+     * and interleaving such segments with large ones slowed 12 MiB responses on loopback by a
+     * third or more (a C server that wrote 32 bytes before each 512 KiB piece, against one that
+     * wrote the piece whole). So the first COPY_BYTES of a piece are copied next to its header,
+     * and the last ones of the last piece before the RESPONSE header; a piece of at most
+     * COPY_BYTES goes out whole with both headers in one write. The rest of a piece is written
+     * straight from the staging memory. No gathering write: for arena memory it allocates per
+     * buffer.
      */
     private void send(long sequence, long stagingOffset, long from, long to, boolean last, int status,
             int handlerStatus, long responseLength) throws IOException {
@@ -369,21 +377,16 @@ final class TcpServerTransport implements ServerTransport {
             out.wrap(tx, 0).reset(MessageType.DATA, sequence)
                     .payloadLength((int) piece)
                     .responseOffset(from);
-            at = MessageHeader.LENGTH;
-            if (piece <= COPY_BYTES) {
-                MemorySegment.copy(staging, stagingOffset + from, tx, at, piece);
-                at += (int) piece;
-            } else {
+            int head = (int) Math.min(piece, COPY_BYTES);
+            MemorySegment.copy(staging, stagingOffset + from, tx, MessageHeader.LENGTH, head);
+            at = MessageHeader.LENGTH + head;
+            if (piece > head) {
+                int tail = last ? (int) Math.min(COPY_BYTES, piece - head) : 0;
                 txBuffer.limit(at).position(0);
                 writeFully(tx.address(), txBuffer);
-                if (stagingBuffer != null) {
-                    stagingBuffer.limit((int) (stagingOffset + to)).position((int) (stagingOffset + from));
-                    writeFully(staging.address(), stagingBuffer);
-                } else {
-                    MemorySegment slice = staging.asSlice(stagingOffset + from, piece);
-                    writeFully(slice.address(), slice.asByteBuffer());
-                }
-                at = 0;
+                writeStaging(stagingOffset + from + head, stagingOffset + to - tail);
+                MemorySegment.copy(staging, stagingOffset + to - tail, tx, 0, tail);
+                at = tail;
             }
         }
         if (last) {
@@ -396,6 +399,20 @@ final class TcpServerTransport implements ServerTransport {
         if (at > 0) {
             txBuffer.limit(at).position(0);
             writeFully(tx.address(), txBuffer);
+        }
+    }
+
+    /** Writes the staging bytes from offset {@code start} up to {@code end}, if any. */
+    private void writeStaging(long start, long end) throws IOException {
+        if (end <= start) {
+            return;
+        }
+        if (stagingBuffer != null) {
+            stagingBuffer.limit((int) end).position((int) start);
+            writeFully(staging.address(), stagingBuffer);
+        } else {
+            MemorySegment slice = staging.asSlice(start, end - start);
+            writeFully(slice.address(), slice.asByteBuffer());
         }
     }
 
