@@ -24,6 +24,12 @@ public final class StreamPattern {
     private static final ValueLayout.OfLong WORD_LE =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final long WORD_STEP = 0x9E3779B97F4A7C15L;
+    /**
+     * Words per inner loop: an int-counted loop, which the JIT compiles to code at memory speed;
+     * a long-counted one filled 12 MiB responses in the server at less than half the C peer's
+     * speed (1.1 ms against 0.5 ms), which the compare tool charged to ofl's transport.
+     */
+    private static final int RUN_WORDS = 1 << 20;
 
     private StreamPattern() {
     }
@@ -50,10 +56,15 @@ public final class StreamPattern {
     public static void fill(MemorySegment target, long at, long iteration, long stream, long from, long length) {
         requireAligned(from);
         long word = seed(iteration, stream) + (from / WORD_BYTES) * WORD_STEP;
-        long words = length / WORD_BYTES;
         long offset = at;
-        for (long i = 0; i < words; i++, offset += WORD_BYTES, word += WORD_STEP) {
-            target.set(WORD_LE, offset, word);
+        for (long left = length / WORD_BYTES; left > 0; ) {
+            int words = (int) Math.min(left, RUN_WORDS);
+            for (int i = 0; i < words; i++) {
+                target.set(WORD_LE, offset + i * (long) WORD_BYTES, word + i * WORD_STEP);
+            }
+            offset += words * (long) WORD_BYTES;
+            word += words * WORD_STEP;
+            left -= words;
         }
         for (int b = 0; b < length % WORD_BYTES; b++) {
             target.set(ValueLayout.JAVA_BYTE, offset + b, (byte) (word >>> (b * Byte.SIZE)));
@@ -76,14 +87,19 @@ public final class StreamPattern {
             long length) {
         requireAligned(from);
         long word = seed(iteration, stream) + (from / WORD_BYTES) * WORD_STEP;
-        long words = length / WORD_BYTES;
         long offset = at;
         long mismatches = 0;
-        for (long i = 0; i < words; i++, offset += WORD_BYTES, word += WORD_STEP) {
-            long difference = source.get(WORD_LE, offset) ^ word;
-            if (difference != 0) {
-                mismatches += differingBytes(difference);
+        for (long left = length / WORD_BYTES; left > 0; ) {
+            int words = (int) Math.min(left, RUN_WORDS);
+            for (int i = 0; i < words; i++) {
+                long difference = source.get(WORD_LE, offset + i * (long) WORD_BYTES) ^ (word + i * WORD_STEP);
+                if (difference != 0) {
+                    mismatches += differingBytes(difference);
+                }
             }
+            offset += words * (long) WORD_BYTES;
+            word += words * WORD_STEP;
+            left -= words;
         }
         for (int b = 0; b < length % WORD_BYTES; b++) {
             if (source.get(ValueLayout.JAVA_BYTE, offset + b) != (byte) (word >>> (b * Byte.SIZE))) {

@@ -51,6 +51,24 @@ class StreamPatternTest {
         }
     }
 
+    /** Calls longer than one inner run of words (8 MiB) carry the stream on across it. */
+    @Test
+    void aStreamLongerThanOneRunOfWordsIsTheStreamWrittenInShorterPieces() {
+        try (Arena arena = Arena.ofConfined()) {
+            long run = 8L << 20;
+            long length = run + 21;
+            MemorySegment whole = arena.allocate(length);
+            MemorySegment pieces = arena.allocate(length);
+            StreamPattern.fill(whole, 0, 9, StreamPattern.RESPONSE, 0, length);
+            StreamPattern.fill(pieces, 0, 9, StreamPattern.RESPONSE, 0, run / 2);
+            StreamPattern.fill(pieces, run / 2, 9, StreamPattern.RESPONSE, run / 2, length - run / 2);
+            assertEquals(-1, whole.mismatch(pieces));
+            assertEquals(0, StreamPattern.countMismatches(whole, 0, 9, StreamPattern.RESPONSE, 0, length));
+            whole.set(ValueLayout.JAVA_BYTE, run + 3, (byte) ~whole.get(ValueLayout.JAVA_BYTE, run + 3));
+            assertEquals(1, StreamPattern.countMismatches(whole, 0, 9, StreamPattern.RESPONSE, 0, length));
+        }
+    }
+
     @Test
     void refusesUnalignedStreamOffsets() {
         try (Arena arena = Arena.ofConfined()) {
