@@ -4,9 +4,10 @@
  * response length; the server writes that many bytes of a pattern derived from the iteration and
  * sends them; the client reads them all and checks every byte.
  *
- *   tcp_peer server ADDR PORT busy|blocking
- *   tcp_peer client ADDR PORT busy|blocking RESPONSE_BYTES ITERATIONS WARMUP
+ *   tcp_peer server ADDR PORT busy|blocking [CPU]
+ *   tcp_peer client ADDR PORT busy|blocking RESPONSE_BYTES ITERATIONS WARMUP [CPU]
  *
+ * With CPU, the process runs on that CPU only (as ofl-bench's --cpu pins its client and server).
  * Prints p50/p99/p99.9/max in microseconds and MB/s (response bytes / mean RTT).
  */
 #define _GNU_SOURCE
@@ -15,6 +16,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,21 +108,36 @@ static uint64_t check(const unsigned char *buf, uint64_t len, uint64_t iteration
     return bad;
 }
 
+static void pin(const char *cpu) {
+    char *end;
+    long n = strtol(cpu, &end, 10);
+    if (*end || n < 0 || n >= CPU_SETSIZE) {
+        fprintf(stderr, "CPU '%s' is not a CPU number\n", cpu);
+        exit(2);
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET((int)n, &set);
+    if (sched_setaffinity(0, sizeof set, &set)) die("sched_setaffinity");
+}
+
 static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
 }
 
 int main(int argc, char **argv) {
-    if (argc < 5) {
-        fprintf(stderr, "usage: %s server ADDR PORT busy|blocking | client ADDR PORT busy|blocking BYTES ITER WARMUP\n",
-                argv[0]);
+    int server = argc >= 5 && strcmp(argv[1], "server") == 0;
+    if (argc < 5 || (!server && (strcmp(argv[1], "client") != 0 || argc < 8))) {
+        fprintf(stderr, "usage: %s server ADDR PORT busy|blocking [CPU] | client ADDR PORT busy|blocking BYTES ITER"
+                " WARMUP [CPU]\n", argv[0]);
         return 2;
     }
     busy = strcmp(argv[4], "busy") == 0;
     struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[3]))};
     if (inet_pton(AF_INET, argv[2], &addr.sin_addr) != 1) die("inet_pton");
-    if (strcmp(argv[1], "server") == 0) {
+    if (server) {
+        if (argc > 5) pin(argv[5]);
         int ls = socket(AF_INET, SOCK_STREAM, 0), one = 1;
         setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
         if (bind(ls, (struct sockaddr *)&addr, sizeof addr) || listen(ls, 4)) die("bind/listen");
@@ -148,6 +165,7 @@ int main(int argc, char **argv) {
     }
     uint64_t len = strtoull(argv[5], NULL, 10), iterations = strtoull(argv[6], NULL, 10),
              warmup = strtoull(argv[7], NULL, 10);
+    if (argc > 8) pin(argv[8]);
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     tune(fd);
     for (int tries = 0; connect(fd, (struct sockaddr *)&addr, sizeof addr); tries++) {

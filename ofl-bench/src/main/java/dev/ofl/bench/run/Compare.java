@@ -86,7 +86,8 @@ public final class Compare implements Callable<Integer> {
     int gidIndex = 1;
 
     @Option(names = "--cpu", split = ",", paramLabel = "CLIENT,SERVER",
-            description = "Pin ofl client and server to these CPUs, e.g. 0,1 (default: no pinning).")
+            description = "Pin the client and the server of every TCP peer (C, Java NIO, ofl) to these CPUs, e.g. 0,1"
+                    + " (default: no pinning; ib_send_lat and ibv_rc_pingpong are never pinned).")
     List<Integer> cpus;
 
     private final PrintStream out = System.out;
@@ -108,17 +109,23 @@ public final class Compare implements Callable<Integer> {
         }
         List<Runnable> peers = new ArrayList<>();
         int[] nextPort = {port};
+        if (cpus != null && cpus.size() != 2) {
+            log.println("compare: --cpu takes two CPUs, the client's and the server's, e.g. 0,1");
+            return 2;
+        }
         for (String mode : List.of("busy", "blocking")) {
             int p = nextPort[0]++;
-            peers.add(() -> runPeerPair("c-tcp " + mode, List.of(cPeer.toString(), "server", address,
-                    Integer.toString(p), mode), sizes, (bytes, n, w) -> List.of(cPeer.toString(), "client", address,
-                    Integer.toString(p), mode, Long.toString(bytes), Integer.toString(n), Integer.toString(w)), false));
+            // The C peer takes its CPU as a last, optional argument.
+            peers.add(() -> runPeerPair("c-tcp " + mode, pinned(List.of(cPeer.toString(), "server", address,
+                    Integer.toString(p), mode), SERVER, ""), sizes, (bytes, n, w) -> pinned(List.of(cPeer.toString(),
+                    "client", address, Integer.toString(p), mode, Long.toString(bytes), Integer.toString(n),
+                    Integer.toString(w)), CLIENT, ""), false));
         }
         for (String mode : List.of("busy", "blocking")) {
             int p = nextPort[0]++;
             String busy = "--busy=" + mode.equals("busy");
-            peers.add(() -> runPeerPair("java-nio " + mode, java("nio", busy, "server", address, Integer.toString(p)),
-                    sizes, (bytes, n, w) -> java("nio", busy, "client", address, Integer.toString(p),
+            peers.add(() -> runPeerPair("java-nio " + mode, nio(busy, SERVER, "server", address, Integer.toString(p)),
+                    sizes, (bytes, n, w) -> nio(busy, CLIENT, "client", address, Integer.toString(p),
                             Long.toString(bytes), Integer.toString(n), Integer.toString(w)), true));
         }
         int oflPort = nextPort[0] + 10;
@@ -143,6 +150,27 @@ public final class Compare implements Callable<Integer> {
         }
         printTable();
         return failed ? 1 : 0;
+    }
+
+    static final int CLIENT = 0;
+    static final int SERVER = 1;
+
+    /** {@code command} and, with {@code --cpu}, the client's or server's CPU as one more argument after {@code prefix}. */
+    List<String> pinned(List<String> command, int role, String prefix) {
+        if (cpus == null) {
+            return command;
+        }
+        List<String> withCpu = new ArrayList<>(command);
+        withCpu.add(prefix + cpus.get(role));
+        return withCpu;
+    }
+
+    /** The NIO peer's command: its wait option, its CPU if pinned, then {@code rest}. */
+    private List<String> nio(String busy, int role, String... rest) {
+        List<String> args = new ArrayList<>(List.of("nio", busy));
+        args.addAll(pinned(List.of(), role, "--cpu="));
+        args.addAll(List.of(rest));
+        return java(args.toArray(String[]::new));
     }
 
     /** A sizes-to-client-command function. */
@@ -214,9 +242,7 @@ public final class Compare implements Callable<Integer> {
             List<String> serverCommand = new ArrayList<>(java("server", "--bind", address, "--port",
                     Integer.toString(basePort), "--backend", backend, "--wait", waits));
             serverCommand.addAll(variant.serverOptions);
-            if (cpus != null && cpus.size() == 2) {
-                serverCommand.addAll(List.of("--cpu", Integer.toString(cpus.get(1))));
-            }
+            serverCommand.addAll(pinned(List.of(), SERVER, "--cpu="));
             server = start(serverCommand);
             awaitLine(server, "ready");
             for (long bytes : sizes) {
@@ -229,9 +255,7 @@ public final class Compare implements Callable<Integer> {
                         Integer.toString(Math.max(20, n / 10)), "--warmup-ms", Long.toString(warmupMs), "--warmup-jit-quiet-ms",
                         Long.toString(warmupJitQuietMs), "--json", json.toString()));
                 clientCommand.addAll(variant.clientOptions);
-                if (cpus != null && !cpus.isEmpty()) {
-                    clientCommand.addAll(List.of("--cpu", Integer.toString(cpus.get(0))));
-                }
+                clientCommand.addAll(pinned(List.of(), CLIENT, "--cpu="));
                 String output = runToEnd(clientCommand);
                 JsonNode root = new ObjectMapper().readTree(json.toFile());
                 Files.deleteIfExists(json);
@@ -407,7 +431,7 @@ public final class Compare implements Callable<Integer> {
                 + " rounds; request 64 B; every server writes each response's every byte (ofl: in place); %d measured"
                 + " requests (%d over 1 MiB); cores: %d; %s%n", address, rounds,
                 iterations, largeIterations, Runtime.getRuntime().availableProcessors(),
-                cpus == null ? "not pinned" : "ofl pinned client,server = " + cpus);
+                cpus == null ? "not pinned" : "TCP peers pinned client,server = " + cpus);
         out.println("# ratio = this peer's p50 / c-tcp p50 of the same wait mode; ofl-rdma rows: / c-tcp of the"
                 + " same wait mode; ib_send_lat row: ofl-rdma busy p50 / (2 x ib_send_lat t_typical); ibv_rc_pingpong"
                 + " rows: ofl-rdma p50 of the same wait mode / ibv_rc_pingpong usec/iter (one iteration = one"

@@ -27,8 +27,8 @@ import picocli.CommandLine.Parameters;
  * peer's busy mode does: the JVM's own floor under ofl's busy-poll TCP figures.
  *
  * <pre>
- *   nio [--busy] server ADDRESS PORT     (prints "ready PORT" once it listens)
- *   nio [--busy] client ADDRESS PORT RESPONSE_BYTES ITERATIONS WARMUP
+ *   nio [--busy] [--cpu N] server ADDRESS PORT     (prints "ready PORT" once it listens)
+ *   nio [--busy] [--cpu N] client ADDRESS PORT RESPONSE_BYTES ITERATIONS WARMUP
  * </pre>
  */
 @Command(name = "nio", mixinStandardHelpOptions = true,
@@ -40,6 +40,10 @@ public final class NioPeer implements Callable<Integer> {
 
     @Option(names = "--busy", arity = "0..1", description = "non-blocking sockets polled in a spin, as the C peer's busy mode")
     boolean busy;
+
+    @Option(names = "--cpu", paramLabel = "N", description = "Pin the thread that serves or calls to CPU N"
+            + " (default: no pinning)")
+    int cpu = -1;
 
     @Parameters(index = "0", description = "server or client")
     String role;
@@ -74,6 +78,9 @@ public final class NioPeer implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         InetSocketAddress at = new InetSocketAddress(address, port);
+        if (cpu >= 0) {
+            Affinity.pinCurrentThread(cpu);
+        }
         return switch (role) {
             case "server" -> serve(at);
             case "client" -> client(at);

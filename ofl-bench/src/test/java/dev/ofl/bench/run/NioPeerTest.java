@@ -49,6 +49,17 @@ class NioPeerTest {
         assertEquals(2.5, Compare.median(List.of(3.0, 1.0, 2.0, 4.0)), 1e-9);
     }
 
+    /** With --cpu every TCP peer's client and server get their CPU, each in its own command's form. */
+    @Test
+    void compareGivesEachRoleOfEveryPeerItsCpuOnlyWhenAsked() {
+        Compare compare = new Compare();
+        assertEquals(List.of("tcp_peer", "server"), compare.pinned(List.of("tcp_peer", "server"), Compare.SERVER, ""));
+        compare.cpus = List.of(0, 1);
+        assertEquals(List.of("tcp_peer", "server", "1"),
+                compare.pinned(List.of("tcp_peer", "server"), Compare.SERVER, ""));
+        assertEquals(List.of("--cpu=0"), compare.pinned(List.of(), Compare.CLIENT, "--cpu="));
+    }
+
     /** Both modes exchange and check real responses between a server and a client of their own. */
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
