@@ -76,7 +76,8 @@ static void tune(int fd) {
 /* The response pattern of ofl-bench's StreamPattern (stream 2): little-endian words, the first a
  * SplitMix64 finaliser of the iteration, each next one a fixed step on. The server writes every
  * byte of every response, as an ofl handler that writes its response in place does, so the two
- * servers do the same work per request; the client checks every byte. */
+ * servers do the same work per request; the client checks every byte. StreamPatternTest holds the
+ * first words of iterations 0 and 1, which this code must give too. */
 static const uint64_t WORD_STEP = 0x9E3779B97F4A7C15ull;
 
 static uint64_t pattern_seed(uint64_t iteration) {
@@ -108,10 +109,25 @@ static uint64_t check(const unsigned char *buf, uint64_t len, uint64_t iteration
     return bad;
 }
 
+static void usage(const char *self) {
+    fprintf(stderr, "usage: %s server ADDR PORT busy|blocking [CPU] | client ADDR PORT busy|blocking BYTES ITER"
+            " WARMUP [CPU]\n", self);
+    exit(2);
+}
+
+/* A whole decimal number, or the usage and exit 2. */
+static uint64_t number(const char *self, const char *text) {
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(text, &end, 10);
+    if (end == text || *end || errno || text[0] == '-') usage(self);
+    return n;
+}
+
 static void pin(const char *cpu) {
     char *end;
     long n = strtol(cpu, &end, 10);
-    if (*end || n < 0 || n >= CPU_SETSIZE) {
+    if (end == cpu || *end || n < 0 || n >= CPU_SETSIZE) {
         fprintf(stderr, "CPU '%s' is not a CPU number\n", cpu);
         exit(2);
     }
@@ -128,13 +144,14 @@ static int cmp_u64(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
     int server = argc >= 5 && strcmp(argv[1], "server") == 0;
-    if (argc < 5 || (!server && (strcmp(argv[1], "client") != 0 || argc < 8))) {
-        fprintf(stderr, "usage: %s server ADDR PORT busy|blocking [CPU] | client ADDR PORT busy|blocking BYTES ITER"
-                " WARMUP [CPU]\n", argv[0]);
-        return 2;
+    if (argc < 5 || argc > (server ? 6 : 9) || (!server && (strcmp(argv[1], "client") != 0 || argc < 8))) {
+        usage(argv[0]);
     }
+    if (strcmp(argv[4], "busy") != 0 && strcmp(argv[4], "blocking") != 0) usage(argv[0]);
     busy = strcmp(argv[4], "busy") == 0;
-    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[3]))};
+    uint64_t port = number(argv[0], argv[3]);
+    if (port > 65535) usage(argv[0]);
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     if (inet_pton(AF_INET, argv[2], &addr.sin_addr) != 1) die("inet_pton");
     if (server) {
         if (argc > 5) pin(argv[5]);
@@ -163,8 +180,11 @@ int main(int argc, char **argv) {
         }
         return 0;
     }
-    uint64_t len = strtoull(argv[5], NULL, 10), iterations = strtoull(argv[6], NULL, 10),
-             warmup = strtoull(argv[7], NULL, 10);
+    uint64_t len = number(argv[0], argv[5]), iterations = number(argv[0], argv[6]), warmup = number(argv[0], argv[7]);
+    if (len > (64u << 20) || iterations == 0) {
+        fprintf(stderr, "BYTES must be at most 64 MiB and ITER at least 1\n");
+        return 2;
+    }
     if (argc > 8) pin(argv[8]);
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     tune(fd);
@@ -174,6 +194,7 @@ int main(int argc, char **argv) {
     }
     unsigned char *resp = malloc(len ? len : 1);
     uint64_t *rtt = malloc(iterations * sizeof *rtt), mismatches = 0, total_ns = 0;
+    if (!resp || !rtt) die("malloc");
     for (uint64_t it = 0; it < warmup + iterations; it++) {
         unsigned char req[64] = {0};
         memcpy(req, &len, 8);

@@ -187,10 +187,10 @@ class TcpServerTransportTest {
     /**
      * A piece of exactly {@value #COPY_BYTES} bytes goes out in one write with its headers. Of a
      * larger one, the first {@value #COPY_BYTES} bytes go with its header, the rest straight from
-     * staging, except that the last piece's last bytes go with the RESPONSE header: no header is
-     * ever written alone. So one byte more takes two writes, with or without the end, and three
-     * times {@value #COPY_BYTES} takes three with the end. The bytes arrive exact every way, the
-     * blocks go back to the pool.
+     * staging, except that the last piece's last bytes go with the RESPONSE header. So one byte
+     * more takes two writes with or without the end; twice {@value #COPY_BYTES} with the end takes
+     * two (no middle), one byte more three. An end without bytes after a piece already sent is
+     * the RESPONSE header alone. The bytes arrive exact every way, the blocks go back to the pool.
      */
     @Test
     void piecesUpToCopyBytesAreCopiedNextToTheirHeadersAndLargerOnesWrittenFromStaging() throws Exception {
@@ -201,7 +201,7 @@ class TcpServerTransportTest {
             transport.accept(hello());
             transport.start();
             long sequence = 0;
-            for (int piece : new int[] {COPY_BYTES, COPY_BYTES + 1, 3 * COPY_BYTES}) {
+            for (int piece : new int[] {COPY_BYTES, COPY_BYTES + 1, 2 * COPY_BYTES, 2 * COPY_BYTES + 1, 3 * COPY_BYTES}) {
                 for (boolean last : new boolean[] {false, true}) {
                     sequence++;
                     int writes = piece <= COPY_BYTES ? 1 : last && piece > 2 * COPY_BYTES ? 3 : 2;
@@ -211,6 +211,9 @@ class TcpServerTransportTest {
                     assertEquals(0, pool.inUseBytes(), "the blocks went back to the pool");
                 }
             }
+            idle.resets.set(0);
+            sendAndCheck(transport, pool, ++sequence, 0, true);
+            assertEquals(1, idle.resets.get(), "an end without bytes: its header alone");
         } finally {
             transport.close();
             pool.close();
@@ -256,8 +259,8 @@ class TcpServerTransportTest {
     }
 
     /**
-     * Sends bytes [100, 100 + piece) of a response staged in a fresh extent, the end too if
-     * {@code last}, and checks what the client reads.
+     * Sends bytes [100, 100 + piece) of a response staged in a fresh extent (no DATA message when
+     * {@code piece} is 0), the end too if {@code last}, and checks what the client reads.
      */
     private void sendAndCheck(TcpServerTransport transport, StagingPool pool, long sequence, int piece, boolean last)
             throws IOException {
@@ -275,14 +278,16 @@ class TcpServerTransportTest {
         } else {
             transport.sendPiece(sequence, extent, from, from + piece, new RangeCursor(), extent, extentBytes);
         }
-        MessageHeader header = new MessageHeader().wrap(MemorySegment.ofArray(read(MessageHeader.LENGTH)), 0);
-        assertEquals(MessageType.DATA, header.type());
-        assertEquals(sequence, header.sequence());
-        assertEquals(piece, header.payloadLength());
-        assertEquals(from, header.responseOffset());
-        byte[] bytes = read(piece);
-        for (int i = 0; i < piece; i++) {
-            assertEquals(stagedByte(i, sequence), bytes[i], "piece of " + piece + " bytes, byte " + i);
+        if (piece > 0) {
+            MessageHeader header = new MessageHeader().wrap(MemorySegment.ofArray(read(MessageHeader.LENGTH)), 0);
+            assertEquals(MessageType.DATA, header.type());
+            assertEquals(sequence, header.sequence());
+            assertEquals(piece, header.payloadLength());
+            assertEquals(from, header.responseOffset());
+            byte[] bytes = read(piece);
+            for (int i = 0; i < piece; i++) {
+                assertEquals(stagedByte(i, sequence), bytes[i], "piece of " + piece + " bytes, byte " + i);
+            }
         }
         if (last) {
             MessageHeader end = new MessageHeader().wrap(MemorySegment.ofArray(read(MessageHeader.LENGTH)), 0);

@@ -48,8 +48,8 @@ public final class BenchClient implements Callable<Integer> {
         SEED_CADENCE("seed-cadence", "184416/24", "copy,inplace", "copy", 3, 200, 42),
         /** The response side: copy vs in place on a small echo and a 12 MiB response. */
         RESPONSE_MODES("response-modes", "64/64,64/12MiB", "inplace", "copy,inplace", 2, 1000, 0),
-        /** The cases the peers are compared on. */
-        COMPARE("compare", "64/64,64/12MiB", "inplace", "copy", 2, 1000, 0);
+        /** The cases and modes {@code ofl bench compare} runs ofl in: the response written in place, as the plain peers write theirs. */
+        COMPARE("compare", "64/64,64/12MiB", "inplace", "inplace", 2, 1000, 0);
 
         final String label;
         final String cases;

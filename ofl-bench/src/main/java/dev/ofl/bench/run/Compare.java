@@ -43,6 +43,11 @@ public final class Compare implements Callable<Integer> {
             "bytes=(\\d+)\\s+n=(\\d+) p50=([0-9.]+)us p99=([0-9.]+)us p99\\.9=([0-9.]+)us max=([0-9.]+)us"
                     + " MB/s=([0-9.]+) mismatches=(\\d+)");
 
+    /** Index of the client's CPU in {@code --cpu}. */
+    static final int CLIENT = 0;
+    /** Index of the server's CPU in {@code --cpu}. */
+    static final int SERVER = 1;
+
     @Option(names = "--address", description = "Loopback or link address all peers use (default: ${DEFAULT-VALUE}).")
     String address = "127.0.0.1";
 
@@ -86,8 +91,9 @@ public final class Compare implements Callable<Integer> {
     int gidIndex = 1;
 
     @Option(names = "--cpu", split = ",", paramLabel = "CLIENT,SERVER",
-            description = "Pin the client and the server of every TCP peer (C, Java NIO, ofl) to these CPUs, e.g. 0,1"
-                    + " (default: no pinning; ib_send_lat and ibv_rc_pingpong are never pinned).")
+            description = "Pin the client and the server of every TCP peer (C, Java NIO, ofl TCP) to these CPUs, e.g."
+                    + " 0,1 (default: no pinning). The RDMA rows (ofl RDMA, ib_send_lat, ibv_rc_pingpong) run unpinned"
+                    + " alike.")
     List<Integer> cpus;
 
     private final PrintStream out = System.out;
@@ -109,8 +115,8 @@ public final class Compare implements Callable<Integer> {
         }
         List<Runnable> peers = new ArrayList<>();
         int[] nextPort = {port};
-        if (cpus != null && cpus.size() != 2) {
-            log.println("compare: --cpu takes two CPUs, the client's and the server's, e.g. 0,1");
+        if (cpus != null && (cpus.size() != 2 || cpus.get(CLIENT) < 0 || cpus.get(SERVER) < 0)) {
+            log.println("compare: --cpu takes two CPU numbers, the client's and the server's, e.g. 0,1");
             return 2;
         }
         for (String mode : List.of("busy", "blocking")) {
@@ -151,9 +157,6 @@ public final class Compare implements Callable<Integer> {
         printTable();
         return failed ? 1 : 0;
     }
-
-    static final int CLIENT = 0;
-    static final int SERVER = 1;
 
     /** {@code command} and, with {@code --cpu}, the client's or server's CPU as one more argument after {@code prefix}. */
     List<String> pinned(List<String> command, int role, String prefix) {
@@ -242,7 +245,11 @@ public final class Compare implements Callable<Integer> {
             List<String> serverCommand = new ArrayList<>(java("server", "--bind", address, "--port",
                     Integer.toString(basePort), "--backend", backend, "--wait", waits));
             serverCommand.addAll(variant.serverOptions);
-            serverCommand.addAll(pinned(List.of(), SERVER, "--cpu="));
+            // RDMA runs unpinned, as its reference tools do (they have no option for it).
+            boolean pin = backend.equals("tcp");
+            if (pin) {
+                serverCommand.addAll(pinned(List.of(), SERVER, "--cpu="));
+            }
             server = start(serverCommand);
             awaitLine(server, "ready");
             for (long bytes : sizes) {
@@ -255,7 +262,9 @@ public final class Compare implements Callable<Integer> {
                         Integer.toString(Math.max(20, n / 10)), "--warmup-ms", Long.toString(warmupMs), "--warmup-jit-quiet-ms",
                         Long.toString(warmupJitQuietMs), "--json", json.toString()));
                 clientCommand.addAll(variant.clientOptions);
-                clientCommand.addAll(pinned(List.of(), CLIENT, "--cpu="));
+                if (pin) {
+                    clientCommand.addAll(pinned(List.of(), CLIENT, "--cpu="));
+                }
                 String output = runToEnd(clientCommand);
                 JsonNode root = new ObjectMapper().readTree(json.toFile());
                 Files.deleteIfExists(json);

@@ -51,11 +51,30 @@ class StreamPatternTest {
         }
     }
 
+    /**
+     * The response stream's first words of iterations 0 and 1 and a tail byte, as the C peer
+     * ({@code tcp_peer.c}) computes them too: the two peers' servers must do the same work.
+     */
+    @Test
+    void theResponseStreamIsTheOneTheCPeerWrites() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = arena.allocate(49);
+            ValueLayout.OfLong le = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+            StreamPattern.fill(s, 0, 0, StreamPattern.RESPONSE, 0, 49);
+            assertEquals(0x14b51acf4aa2dd52L, s.get(le, 0));
+            assertEquals(0x2bca7b6ec71749bbL, s.get(le, 40));
+            assertEquals((byte) (0x2bca7b6ec71749bbL + 0x9E3779B97F4A7C15L), s.get(ValueLayout.JAVA_BYTE, 48));
+            StreamPattern.fill(s, 0, 1, StreamPattern.RESPONSE, 0, 49);
+            assertEquals(0xd73d99db09706e12L, s.get(le, 0));
+            assertEquals(0xee52fa7a85e4da7bL, s.get(le, 40));
+        }
+    }
+
     /** Calls longer than one inner run of words (8 MiB) carry the stream on across it. */
     @Test
     void aStreamLongerThanOneRunOfWordsIsTheStreamWrittenInShorterPieces() {
         try (Arena arena = Arena.ofConfined()) {
-            long run = 8L << 20;
+            long run = StreamPattern.RUN_WORDS * (long) StreamPattern.WORD_BYTES;
             long length = run + 21;
             MemorySegment whole = arena.allocate(length);
             MemorySegment pieces = arena.allocate(length);
