@@ -7,6 +7,7 @@ import dev.ofl.api.ClientConfig;
 import dev.ofl.api.Completion;
 import dev.ofl.api.Ofl;
 import dev.ofl.api.OflClient;
+import dev.ofl.api.OflHandler;
 import dev.ofl.api.OflServer;
 import dev.ofl.api.OflStatus;
 import dev.ofl.api.Region;
@@ -17,6 +18,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -31,30 +34,18 @@ class ClientCallAllocationTest {
     private static final int WARM_UP_CALLS = 60_000;
     private static final int MEASURED_CALLS = 20_000;
 
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
     @Test
     void aWarmCallAllocatesNothingOnTheCallingThread() {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        assertTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
+        assertTrue(THREADS.isThreadAllocatedMemorySupported() && THREADS.isThreadAllocatedMemoryEnabled(),
                 "this JVM does not count allocated bytes per thread");
-        try (Arena arena = Arena.ofShared();
-             OflServer server = Ofl.serve(ServerConfig.builder().backend("tcp")
-                     .bind(new InetSocketAddress("127.0.0.1", 0)).serviceName("allocation").build(),
-                     (request, response) -> {
-                         response.write(request.payload());
-                         return 0;
-                     });
-             OflClient client = Ofl.connect(ClientConfig.builder().backend("tcp")
-                     .server(server.localAddress()).serviceName("allocation").waitMode(WaitMode.BUSY_POLL).build())) {
-            Region region = client.registerRegion(arena.allocate(4096));
-            ResponseRanges ranges = new ResponseRanges().add(region, 0, 64);
-            Completion completion = new Completion();
-            long timeoutNs = 30_000_000_000L;
-            calls(client, ranges, completion, timeoutNs, WARM_UP_CALLS);
-            long before = threads.getCurrentThreadAllocatedBytes();
-            calls(client, ranges, completion, timeoutNs, MEASURED_CALLS);
-            long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-            assertEquals(0, allocated, "bytes the calling thread allocated over " + MEASURED_CALLS + " warm calls");
-        }
+        long allocated = allocatedOverWarmCalls(WaitMode.BLOCKING, (request, response) -> {
+            response.write(request.payload());
+            return 0;
+        }, () -> THREADS::getCurrentThreadAllocatedBytes);
+        assertEquals(0, allocated, "bytes the calling thread allocated over " + MEASURED_CALLS + " warm calls");
     }
 
     /**
@@ -64,16 +55,32 @@ class ClientCallAllocationTest {
      */
     @Test
     void aWarmBusyPollingServerConnectionAllocatesNothing() {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long allocated = allocatedOverWarmCalls(WaitMode.BUSY_POLL, (request, response) -> {
+            MemorySegment.copy(request.payload(), 0, response.buffer(), 0, request.payload().byteSize());
+            response.commit(request.payload().byteSize());
+            return 0;
+        }, () -> {
+            long connection = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().startsWith("ofl-tcp-conn-")).mapToLong(Thread::threadId)
+                    .reduce((x, y) -> {
+                        throw new AssertionError("more than one connection thread");
+                    }).orElseThrow(() -> new AssertionError("no connection thread"));
+            return () -> THREADS.getThreadAllocatedBytes(connection);
+        });
+        assertEquals(0, allocated, "bytes the connection thread allocated over " + MEASURED_CALLS + " warm calls");
+    }
+
+    /**
+     * Serves {@code handler} over TCP in {@code serverWait} mode to a busy-polling client, warms
+     * the call up, and returns how far the allocation counter that {@code counter} picks once the
+     * warm-up is over moved over the measured calls.
+     */
+    private static long allocatedOverWarmCalls(WaitMode serverWait, OflHandler handler,
+            Supplier<LongSupplier> counter) {
         try (Arena arena = Arena.ofShared();
              OflServer server = Ofl.serve(ServerConfig.builder().backend("tcp")
-                     .bind(new InetSocketAddress("127.0.0.1", 0)).serviceName("allocation")
-                     .waitMode(WaitMode.BUSY_POLL).build(),
-                     (request, response) -> {
-                         MemorySegment.copy(request.payload(), 0, response.buffer(), 0, request.payload().byteSize());
-                         response.commit(request.payload().byteSize());
-                         return 0;
-                     });
+                     .bind(new InetSocketAddress("127.0.0.1", 0)).serviceName("allocation").waitMode(serverWait)
+                     .build(), handler);
              OflClient client = Ofl.connect(ClientConfig.builder().backend("tcp")
                      .server(server.localAddress()).serviceName("allocation").waitMode(WaitMode.BUSY_POLL).build())) {
             Region region = client.registerRegion(arena.allocate(4096));
@@ -81,15 +88,10 @@ class ClientCallAllocationTest {
             Completion completion = new Completion();
             long timeoutNs = 30_000_000_000L;
             calls(client, ranges, completion, timeoutNs, WARM_UP_CALLS);
-            long connection = Thread.getAllStackTraces().keySet().stream()
-                    .filter(t -> t.getName().startsWith("ofl-tcp-conn-")).mapToLong(Thread::threadId)
-                    .reduce((a, b) -> {
-                        throw new AssertionError("more than one connection thread");
-                    }).orElseThrow(() -> new AssertionError("no connection thread"));
-            long before = threads.getThreadAllocatedBytes(connection);
+            LongSupplier allocatedBytes = counter.get();
+            long before = allocatedBytes.getAsLong();
             calls(client, ranges, completion, timeoutNs, MEASURED_CALLS);
-            long allocated = threads.getThreadAllocatedBytes(connection) - before;
-            assertEquals(0, allocated, "bytes the connection thread allocated over " + MEASURED_CALLS + " warm calls");
+            return allocatedBytes.getAsLong() - before;
         }
     }
 
