@@ -55,6 +55,10 @@ final class NativeSocket implements AutoCloseable {
     private static final int SOCKADDR_BYTES = 128;
     private static final int F_DUPFD_CLOEXEC = 1030;
     private static final int SHUT_RDWR = 2;
+    /** One failed recv in this many is looked into; see {@link #read(long, int)}. */
+    static final int ERRNO_CHECK_EVERY = 1024;
+    private static final short POLLIN = 0x1;
+    private static final short POLLOUT = 0x4;
     /** Calls moving at most this many bytes are made as critical calls. */
     private static final int SHORT_CALL_BYTES = 16 << 10;
     private static final ValueLayout.OfShort NETWORK_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -87,6 +91,17 @@ final class NativeSocket implements AutoCloseable {
         static final MethodHandle RECV_SHORT = LINKER.downcallHandle(find("recv"), IO, ERRNO,
                 Linker.Option.critical(false));
         static final MethodHandle SEND_SHORT = LINKER.downcallHandle(find("send"), IO, ERRNO,
+                Linker.Option.critical(false));
+        // Calls that do not capture errno: see read(long, int) for why the busy path wants them.
+        static final MethodHandle RECV_PLAIN = LINKER.downcallHandle(find("recv"), IO);
+        static final MethodHandle RECV_SHORT_PLAIN = LINKER.downcallHandle(find("recv"), IO,
+                Linker.Option.critical(false));
+        static final MethodHandle SEND_PLAIN = LINKER.downcallHandle(find("send"), IO);
+        static final MethodHandle SEND_SHORT_PLAIN = LINKER.downcallHandle(find("send"), IO,
+                Linker.Option.critical(false));
+        // poll(struct pollfd *, nfds_t, int timeout), with timeout 0: it never waits.
+        static final MethodHandle POLL = LINKER.downcallHandle(find("poll"), FunctionDescriptor.of(
+                ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT),
                 Linker.Option.critical(false));
         // fcntl(fd, F_DUPFD_CLOEXEC, 0): a duplicate that a fork and exec does not inherit.
         static final MethodHandle DUP_CLOEXEC = LINKER.downcallHandle(find("fcntl"), FunctionDescriptor.of(
@@ -127,12 +142,18 @@ final class NativeSocket implements AutoCloseable {
     private final int fd;
     private final Arena arena;
     private final MemorySegment callState;
+    /** A {@code struct pollfd}: int fd, short events, short revents. */
+    private final MemorySegment pollFd;
+    /** Failed recv calls since the last one looked into. */
+    private int failuresUnasked;
     private boolean closed;
 
     private NativeSocket(int fd) {
         this.fd = fd;
         this.arena = Arena.ofShared();
         this.callState = arena.allocate(Calls.CALL_STATE);
+        this.pollFd = arena.allocate(8, 8);
+        pollFd.set(ValueLayout.JAVA_INT, 0, fd);
     }
 
     private static String moduleName() {
@@ -272,7 +293,8 @@ final class NativeSocket implements AutoCloseable {
     }
 
     /**
-     * Reads what has arrived, without waiting.
+     * Reads what has arrived, without waiting. A reset connection reads as ended (-1), not as a
+     * failure, unless the call that found the reset was one of the few that ask why.
      *
      * @param address where to put it: {@code length} bytes of memory the caller owns
      * @param length the most to read
@@ -283,11 +305,38 @@ final class NativeSocket implements AutoCloseable {
         if (closed) {
             throw new IOException("the socket was closed");
         }
+        // A busy loop's recv fails on nearly every turn, with EAGAIN (nothing yet). A call that
+        // captures errno allocates wherever it is not inlined into C2 code: as C1 code (C2 can be
+        // starved for seconds on a host whose cores all spin; measured 40 B per call until then) and
+        // on C2's cold paths. So recv does not capture: a failure is taken as "nothing yet", and one
+        // in ERRNO_CHECK_EVERY is looked into with poll, which tells "nothing yet" from anything else
+        // without errno. If something is pending (bytes that arrived meanwhile, the end, an error),
+        // recv is made again, and only if that fails too, once more capturing errno to say why.
+        // That loses nothing: a reset is reported only to the one call that meets it, and the
+        // stream reads as ended after it; a lasting failure (a descriptor that is no longer a
+        // socket) is found at a check.
         long n;
         try {
             n = length <= SHORT_CALL_BYTES
-                    ? (long) Calls.RECV_SHORT.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT)
-                    : (long) Calls.RECV.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT);
+                    ? (long) Calls.RECV_SHORT_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT)
+                    : (long) Calls.RECV_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT);
+            if (n < 0) {
+                if (++failuresUnasked < ERRNO_CHECK_EVERY) {
+                    return 0;
+                }
+                failuresUnasked = 0;
+                if (quiet(POLLIN)) {
+                    return 0;
+                }
+                n = length <= SHORT_CALL_BYTES
+                        ? (long) Calls.RECV_SHORT_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT)
+                        : (long) Calls.RECV_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT);
+            }
+            if (n < 0) {
+                n = length <= SHORT_CALL_BYTES
+                        ? (long) Calls.RECV_SHORT.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT)
+                        : (long) Calls.RECV.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT);
+            }
         } catch (Throwable e) {
             throw new IOException("recv failed: " + e, e);
         }
@@ -312,16 +361,46 @@ final class NativeSocket implements AutoCloseable {
         // Each call names its own constant handle, and read and write stay separate small methods:
         // a shared helper taking the handles (or choosing among four) was not inlined on a warm call
         // path and allocated per call (JMH: 427 B/op; ClientCallAllocationTest: 40 B per call).
+        // A send does not capture errno either (see read; measured 40 B per response in a busy
+        // server process). A failed send is looked into with poll at once: a full buffer is the
+        // usual cause and needs no errno. Otherwise the send is made again, and if that fails too,
+        // once more capturing errno to say why; a failed non-blocking send wrote nothing, so
+        // making it again is safe.
         long n;
         try {
             n = length <= SHORT_CALL_BYTES
-                    ? (long) Calls.SEND_SHORT.invokeExact(callState, fd, address, (long) length,
-                            MSG_DONTWAIT | MSG_NOSIGNAL)
-                    : (long) Calls.SEND.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT | MSG_NOSIGNAL);
+                    ? (long) Calls.SEND_SHORT_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT | MSG_NOSIGNAL)
+                    : (long) Calls.SEND_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT | MSG_NOSIGNAL);
+            if (n < 0) {
+                if (quiet(POLLOUT)) {
+                    return 0;
+                }
+                n = length <= SHORT_CALL_BYTES
+                        ? (long) Calls.SEND_SHORT_PLAIN.invokeExact(fd, address, (long) length,
+                                MSG_DONTWAIT | MSG_NOSIGNAL)
+                        : (long) Calls.SEND_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT | MSG_NOSIGNAL);
+            }
+            if (n < 0) {
+                n = length <= SHORT_CALL_BYTES
+                        ? (long) Calls.SEND_SHORT.invokeExact(callState, fd, address, (long) length,
+                                MSG_DONTWAIT | MSG_NOSIGNAL)
+                        : (long) Calls.SEND.invokeExact(callState, fd, address, (long) length,
+                                MSG_DONTWAIT | MSG_NOSIGNAL);
+            }
         } catch (Throwable e) {
             throw new IOException("send failed: " + e, e);
         }
         return n >= 0 ? (int) n : failed("send");
+    }
+
+    /**
+     * Whether the socket reports neither {@code events} nor an error or hang-up, so that a call that
+     * just failed failed only because it would have waited.
+     */
+    private boolean quiet(short events) throws Throwable {
+        pollFd.set(ValueLayout.JAVA_SHORT, 4, events);
+        pollFd.set(ValueLayout.JAVA_SHORT, 6, (short) 0);
+        return (int) Calls.POLL.invokeExact(pollFd.address(), 1L, 0) == 0;
     }
 
     private int failed(String call) throws IOException {

@@ -26,8 +26,11 @@ import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.conformance.Conditions;
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -54,7 +57,8 @@ import org.junit.jupiter.api.Timeout;
  * Busy-polling connections read and write with direct {@code recv}/{@code send} calls on their own
  * duplicate of the socket's descriptor ({@link NativeSocket}): the descriptor found is the right
  * one even with both ends of a connection and many other sockets in one process, the calls map
- * "nothing yet", the end of the stream, a reset and a closed descriptor as NIO would, the property
+ * "nothing yet", the end of the stream, a reset and a closed descriptor much as NIO would (a reset
+ * reads as the end of the stream), failures that last are found, the property
  * turns them off, and a break from another thread still ends a connection whose socket the
  * duplicate holds open.
  */
@@ -170,6 +174,60 @@ class TcpDirectSocketCallsTest {
         assertEquals(0, serverEnd.read(into.address(), 16), "nothing has arrived");
         client.shutdownOutput();
         assertEquals(-1, awaitRead(serverEnd, into), "the peer ended its stream");
+    }
+
+    /**
+     * A reset ends the stream for a reader: the failed call that meets the reset does not ask why
+     * (see {@link NativeSocket#read(long, int)}), and the calls after it read the end.
+     */
+    @Test
+    void aResetConnectionReadsAsEnded() throws IOException {
+        NativeSocket serverEnd = adopt(accepted);
+        MemorySegment into = arena.allocate(16);
+        client.setOption(StandardSocketOptions.SO_LINGER, 0);
+        client.close();
+        assertEquals(-1, awaitRead(serverEnd, into), "the reset read as the end of the stream");
+    }
+
+    /**
+     * Reads take failures for "nothing yet" without asking why, but a failure that lasts is found
+     * within {@link NativeSocket#ERRNO_CHECK_EVERY} calls, and a failed write says why at once.
+     * The socket's descriptor number is made to name /dev/null, on which every call fails.
+     */
+    @Test
+    @SuppressWarnings("restricted") // the test's own downcalls; native access is enabled for the tests
+    void aLastingFailureIsFoundByTheReadThatAsksWhyAndAtOnceByAWrite() throws Throwable {
+        NativeSocket serverEnd = adopt(accepted);
+        Linker linker = Linker.nativeLinker();
+        MethodHandle open = linker.downcallHandle(linker.defaultLookup().find("open").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT,
+                        ValueLayout.JAVA_INT), Linker.Option.firstVariadicArg(2));
+        MethodHandle dup2 = linker.downcallHandle(linker.defaultLookup().find("dup2").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+        MethodHandle close = linker.downcallHandle(linker.defaultLookup().find("close").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+        int devNull = (int) open.invokeExact(arena.allocateFrom("/dev/null"), 0, 0);
+        assertTrue(devNull >= 0, "opened /dev/null");
+        try {
+            assertEquals(serverEnd.descriptor(), (int) dup2.invokeExact(devNull, serverEnd.descriptor()));
+        } finally {
+            int ignored = (int) close.invokeExact(devNull);
+        }
+        MemorySegment into = arena.allocate(16);
+        int quiet = 0;
+        IOException failure = null;
+        while (failure == null && quiet < 2 * NativeSocket.ERRNO_CHECK_EVERY) {
+            try {
+                assertEquals(0, serverEnd.read(into.address(), 16), "a failure not asked about reads as nothing yet");
+                quiet++;
+            } catch (IOException e) {
+                failure = e;
+            }
+        }
+        assertEquals(NativeSocket.ERRNO_CHECK_EVERY - 1, quiet, "reads before the one that asked why");
+        assertTrue(failure != null && failure.getMessage().matches("recv failed: errno 88.*"), String.valueOf(failure));
+        IOException writeFailure = assertThrows(IOException.class, () -> serverEnd.write(into.address(), 16));
+        assertTrue(writeFailure.getMessage().matches("send failed: errno 88.*"), writeFailure.getMessage());
     }
 
     /** A reset connection fails the next write with a sentence that says so, as NIO's would. */
