@@ -14,13 +14,16 @@ import org.HdrHistogram.Histogram;
  * @param clientProcessCpuNs CPU time of the client process over them (every link of the process)
  * @param serverThreadCpuNs CPU time of the server's connection thread over them, {@code -1} if unknown
  * @param serverProcessCpuNs CPU time of the server process over them, {@code -1} if unknown
+ * @param clientThreadAllocatedBytes heap bytes the calling thread allocated over them, {@code -1} if unknown
+ * @param serverThreadAllocatedBytes heap bytes the server's connection thread allocated over them,
+ *     {@code -1} if unknown (a virtual thread, for one)
  * @param mismatches bytes that differed from the pattern (response bytes checked by the client,
  *     plus one per request the server refused because its request bytes differed)
  * @param errors failed requests (timeouts, refusals, broken connections)
  */
 public record BlockResult(String link, Schedule.Block block, long warmups, Histogram histogram, long sumNs,
         long clientThreadCpuNs, long clientProcessCpuNs, long serverThreadCpuNs, long serverProcessCpuNs,
-        long mismatches, long errors) {
+        long clientThreadAllocatedBytes, long serverThreadAllocatedBytes, long mismatches, long errors) {
 
     /**
      * Measured requests.
@@ -41,9 +44,9 @@ public record BlockResult(String link, Schedule.Block block, long warmups, Histo
     }
 
     /**
-     * A CPU time per measured request.
+     * A CPU time or an allocation per measured request.
      *
-     * @param cpuNs one of the CPU fields
+     * @param cpuNs one of the CPU or allocation fields
      * @return nanoseconds per request, {@code NaN} when unknown or nothing was measured
      */
     public double perRequest(long cpuNs) {

@@ -476,7 +476,8 @@ public final class Compare implements Callable<Integer> {
         }
     }
 
-    private static List<String> java(String... args) {
+    /** The command that runs {@link Bench} with {@code args} in a new JVM like this one. */
+    static List<String> java(String... args) {
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
         command.add("--enable-native-access=ALL-UNNAMED");
@@ -496,7 +497,8 @@ public final class Compare implements Callable<Integer> {
         return builder.start();
     }
 
-    private static void awaitLine(Process process, String prefix) throws IOException, InterruptedException {
+    /** Reads {@code process}'s output until a line starts with {@code prefix}; fails if it ends first. */
+    static void awaitLine(Process process, String prefix) throws IOException, InterruptedException {
         BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(),
                 StandardCharsets.UTF_8));
         StringBuilder seen = new StringBuilder();

@@ -17,7 +17,8 @@ import java.nio.ByteOrder;
  * request bytes; the handler checks every one of them and answers with the requested number of
  * response-pattern bytes, committed every {@value #CHUNK_BYTES} bytes.</li>
  * <li>{@link #OP_CPU}: answers with the CPU time of the connection thread that runs the handler and
- * of the whole server process, so the client can compute server CPU per request.</li>
+ * of the whole server process, and the heap bytes that thread allocated, so the client can compute
+ * server CPU and allocation per request.</li>
  * </ul>
  *
  * <p>Exchange request header, little-endian:
@@ -54,8 +55,11 @@ public final class ExchangeHandler implements OflHandler, AutoCloseable {
     public static final int HEADER_BYTES = (int) FLAGS_OFFSET + 2 * Integer.BYTES;
     /** Flag: write the response in place. */
     public static final int FLAG_RESPONSE_IN_PLACE = 1;
-    /** Bytes of an {@link #OP_CPU} answer: thread CPU ns, then process CPU ns. */
-    public static final int CPU_ANSWER_BYTES = 2 * Long.BYTES;
+    /**
+     * Bytes of an {@link #OP_CPU} answer: thread CPU ns, process CPU ns, then the heap bytes the
+     * thread allocated; each {@code -1} when unknown.
+     */
+    public static final int CPU_ANSWER_BYTES = 3 * Long.BYTES;
     /** Response bytes prepared and committed together. */
     public static final int CHUNK_BYTES = 16 << 10;
     /** Refusal: the request is shorter than the header or names a negative length. */
@@ -68,16 +72,29 @@ public final class ExchangeHandler implements OflHandler, AutoCloseable {
     public static final int REFUSED_BAD_REQUEST_BYTES = 4;
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    /** Looked up once: each lookup allocates, and the CPU query is made inside measured blocks' accounts. */
+    private static final java.lang.management.OperatingSystemMXBean OS = ManagementFactory.getOperatingSystemMXBean();
 
     /** One connection thread's state. */
     private static final class PerThread {
         final MemorySegment chunk;
         final MemorySegment cpuAnswer;
+        /** The last short slice of {@link #chunk} handed to {@link OflResponse#write}, kept for the next. */
+        MemorySegment head;
         boolean pinned;
 
         PerThread(Arena arena) {
             chunk = arena.allocate(CHUNK_BYTES, 64);
             cpuAnswer = chunk.asSlice(0, CPU_ANSWER_BYTES);
+            head = chunk;
+        }
+
+        /** The first {@code length} bytes of the chunk; a repeated length makes no new slice. */
+        MemorySegment head(long length) {
+            if (head.byteSize() != length) {
+                head = chunk.asSlice(0, length);
+            }
+            return head;
         }
     }
 
@@ -133,7 +150,7 @@ public final class ExchangeHandler implements OflHandler, AutoCloseable {
                 response.commit(length);
             } else {
                 StreamPattern.fill(own.chunk, 0, iteration, StreamPattern.RESPONSE, at, length);
-                response.write(length == CHUNK_BYTES ? own.chunk : own.chunk.asSlice(0, length));
+                response.write(length == CHUNK_BYTES ? own.chunk : own.head(length));
             }
         }
         return 0;
@@ -145,6 +162,7 @@ public final class ExchangeHandler implements OflHandler, AutoCloseable {
         }
         own.cpuAnswer.set(FIELD_LE, 0, THREADS.getCurrentThreadCpuTime());
         own.cpuAnswer.set(FIELD_LE, Long.BYTES, processCpuNs());
+        own.cpuAnswer.set(FIELD_LE, 2 * Long.BYTES, threadAllocatedBytes());
         response.write(own.cpuAnswer);
         return 0;
     }
@@ -156,8 +174,21 @@ public final class ExchangeHandler implements OflHandler, AutoCloseable {
      * @return nanoseconds, or {@code -1} when the platform does not say
      */
     public static long processCpuNs() {
-        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+        if (OS instanceof com.sun.management.OperatingSystemMXBean os) {
             return os.getProcessCpuTime();
+        }
+        return -1;
+    }
+
+    /**
+     * Heap bytes the current thread has allocated since it started.
+     *
+     * @return bytes, or {@code -1} when the platform does not say (a virtual thread, for one)
+     */
+    public static long threadAllocatedBytes() {
+        if (THREADS instanceof com.sun.management.ThreadMXBean threads && threads.isThreadAllocatedMemoryEnabled()
+                && !Thread.currentThread().isVirtual()) {
+            return threads.getCurrentThreadAllocatedBytes();
         }
         return -1;
     }

@@ -164,7 +164,7 @@ final class LinkRunner {
             c = connection(v);
         } catch (RuntimeException e) {
             log.println("ofl-bench: link " + link + " " + v.label() + ": cannot connect: " + e.getMessage());
-            return new BlockResult(link, block, 0, histogram, 0, -1, -1, -1, -1, 0, 1);
+            return new BlockResult(link, block, 0, histogram, 0, -1, -1, -1, -1, -1, -1, 0, 1);
         }
         ResponseRanges ranges = new ResponseRanges();
         if (testCase.responseBytes() > 0) {
@@ -184,6 +184,7 @@ final class LinkRunner {
         long[] serverCpu0 = serverCpu(c);
         long threadCpu0 = THREADS.getCurrentThreadCpuTime();
         long processCpu0 = ExchangeHandler.processCpuNs();
+        long allocated0 = ExchangeHandler.threadAllocatedBytes();
         long sumNs = 0;
         long nextStartNs = System.nanoTime();
         for (int i = 0; i < settings.iterations(); i++) {
@@ -202,13 +203,17 @@ final class LinkRunner {
         }
         long threadCpu = THREADS.getCurrentThreadCpuTime() - threadCpu0;
         long processCpu = ExchangeHandler.processCpuNs() - processCpu0;
+        long allocated1 = ExchangeHandler.threadAllocatedBytes();
         long[] serverCpu1 = serverCpu(c);
         // A server connection on a virtual thread (BLOCKING) has no thread CPU time: -1 at both ends.
         long serverThread = serverCpu0 == null || serverCpu1 == null || serverCpu0[0] < 0 || serverCpu1[0] < 0 ? -1
                 : serverCpu1[0] - serverCpu0[0];
         long serverProcess = serverCpu0 == null || serverCpu1 == null ? -1 : serverCpu1[1] - serverCpu0[1];
+        long clientAllocated = allocated0 < 0 || allocated1 < 0 ? -1 : allocated1 - allocated0;
+        long serverAllocated = serverCpu0 == null || serverCpu1 == null || serverCpu0[2] < 0 || serverCpu1[2] < 0 ? -1
+                : serverCpu1[2] - serverCpu0[2];
         return new BlockResult(link, block, warmups, histogram, sumNs, threadCpu, processCpu, serverThread,
-                serverProcess, tally[0], tally[1]);
+                serverProcess, clientAllocated, serverAllocated, tally[0], tally[1]);
     }
 
     /**
@@ -261,7 +266,8 @@ final class LinkRunner {
             return null;
         }
         MemorySegment answer = c.region.segment();
-        return new long[] {answer.get(ExchangeHandler.FIELD_LE, 0), answer.get(ExchangeHandler.FIELD_LE, Long.BYTES)};
+        return new long[] {answer.get(ExchangeHandler.FIELD_LE, 0), answer.get(ExchangeHandler.FIELD_LE, Long.BYTES),
+            answer.get(ExchangeHandler.FIELD_LE, 2 * Long.BYTES)};
     }
 
     private boolean ensureConnected(Connection c) {

@@ -40,16 +40,19 @@ final class Report {
                 + " p50 range = smallest..largest block p50; MB/s = (request + response bytes) / mean RTT;"
                 + " CPU = thread CPU time / requests (c = client calling thread, s = server connection"
                 + " thread, or with a trailing p the server process where that thread is virtual; process CPU"
-                + " in the JSON); bad = bytes or requests that failed a check");
-        String format = "%-4s %-14s %-40s %6s %8s %9s %9s %9s %9s %9s %-19s %9s %8s %8s %5s %6s%n";
+                + " in the JSON); alloc = heap bytes allocated / requests by the same threads; bad = bytes or"
+                + " requests that failed a check");
+        String format = "%-4s %-14s %-40s %6s %8s %9s %9s %9s %9s %9s %-19s %9s %8s %8s %9s %9s %5s %6s%n";
         out.printf(Locale.ROOT, format, "link", "case", "variant", "blocks", "requests", "p50_us", "p90_us",
-                "p99_us", "p99.9_us", "max_us", "p50_range_us", "MB/s", "cpu_c_us", "cpu_s_us", "bad", "errors");
+                "p99_us", "p99.9_us", "max_us", "p50_range_us", "MB/s", "cpu_c_us", "cpu_s_us", "alloc_c_B",
+                "alloc_s_B", "bad", "errors");
         for (Summary s : summaries) {
             out.printf(Locale.ROOT, format, s.link(), s.testCase().name(), s.variant().label(), s.blocks(),
                     s.requests(), micros(s.percentileNs(50)), micros(s.percentileNs(90)), micros(s.percentileNs(99)),
                     micros(s.percentileNs(99.9)), micros(s.percentileNs(100)),
                     micros(s.p50MinNs()) + ".." + micros(s.p50MaxNs()), number(s.megabytesPerSecond()),
                     micros(s.clientThreadCpuNsPerRequest()), serverCpu(s),
+                    number(s.clientAllocatedBytesPerRequest()), number(s.serverAllocatedBytesPerRequest()),
                     s.mismatches(), s.errors());
         }
     }
@@ -88,6 +91,8 @@ final class Report {
             b.put("clientProcessCpuNs", r.clientProcessCpuNs());
             b.put("serverThreadCpuNs", r.serverThreadCpuNs());
             b.put("serverProcessCpuNs", r.serverProcessCpuNs());
+            b.put("clientThreadAllocatedBytes", r.clientThreadAllocatedBytes());
+            b.put("serverThreadAllocatedBytes", r.serverThreadAllocatedBytes());
             b.put("mismatches", r.mismatches());
             b.put("errors", r.errors());
             b.put("histogramTag", tag(r));
@@ -113,6 +118,8 @@ final class Report {
             o.put("clientProcessCpuNsPerRequest", s.clientProcessCpuNsPerRequest());
             o.put("serverThreadCpuNsPerRequest", s.serverThreadCpuNsPerRequest());
             o.put("serverProcessCpuNsPerRequest", s.serverProcessCpuNsPerRequest());
+            o.put("clientAllocatedBytesPerRequest", s.clientAllocatedBytesPerRequest());
+            o.put("serverAllocatedBytesPerRequest", s.serverAllocatedBytesPerRequest());
             o.put("mismatches", s.mismatches());
             o.put("errors", s.errors());
         }

@@ -24,6 +24,10 @@ import org.HdrHistogram.Histogram;
  * @param clientProcessCpuNsPerRequest client process CPU per request
  * @param serverThreadCpuNsPerRequest server connection-thread CPU per request, {@code NaN} if unknown
  * @param serverProcessCpuNsPerRequest server process CPU per request, {@code NaN} if unknown
+ * @param clientAllocatedBytesPerRequest heap bytes the client calling thread allocated per request,
+ *     {@code NaN} if unknown
+ * @param serverAllocatedBytesPerRequest heap bytes the server connection thread allocated per request,
+ *     {@code NaN} if unknown
  * @param mismatches bad bytes over all blocks
  * @param errors failed requests over all blocks
  * @param merged every measured round trip of the matching blocks
@@ -31,7 +35,8 @@ import org.HdrHistogram.Histogram;
 public record Summary(String link, ExchangeCase testCase, Variant variant, int blocks, long requests,
         Map<Double, Double> percentiles, long p50MinNs, long p50MaxNs, double meanNs,
         double clientThreadCpuNsPerRequest, double clientProcessCpuNsPerRequest, double serverThreadCpuNsPerRequest,
-        double serverProcessCpuNsPerRequest, long mismatches, long errors, Histogram merged) {
+        double serverProcessCpuNsPerRequest, double clientAllocatedBytesPerRequest,
+        double serverAllocatedBytesPerRequest, long mismatches, long errors, Histogram merged) {
 
     /** The percentiles every table, JSON file and chart reports. */
     public static final double[] PERCENTILES = {50, 90, 99, 99.9, 100};
@@ -92,14 +97,16 @@ public record Summary(String link, ExchangeCase testCase, Variant variant, int b
                 perRequest(group, requests, BlockResult::clientThreadCpuNs),
                 perRequest(group, requests, BlockResult::clientProcessCpuNs),
                 perRequest(group, requests, BlockResult::serverThreadCpuNs),
-                perRequest(group, requests, BlockResult::serverProcessCpuNs), mismatches, errors, merged);
+                perRequest(group, requests, BlockResult::serverProcessCpuNs),
+                perRequest(group, requests, BlockResult::clientThreadAllocatedBytes),
+                perRequest(group, requests, BlockResult::serverThreadAllocatedBytes), mismatches, errors, merged);
     }
 
     private static double perRequest(List<BlockResult> group, long requests,
-            java.util.function.ToLongFunction<BlockResult> cpu) {
+            java.util.function.ToLongFunction<BlockResult> field) {
         long sum = 0;
         for (BlockResult r : group) {
-            long v = cpu.applyAsLong(r);
+            long v = field.applyAsLong(r);
             if (v < 0) {
                 return Double.NaN;
             }

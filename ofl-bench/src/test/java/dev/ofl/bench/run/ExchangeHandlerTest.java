@@ -1,6 +1,7 @@
 package dev.ofl.bench.run;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ofl.api.OflRequest;
 import dev.ofl.api.OflResponse;
@@ -10,6 +11,9 @@ import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Test;
 
 class ExchangeHandlerTest {
+    /** Keeps a test's allocation from being optimised away. */
+    private static volatile Object sink;
+
     /** A response over plain memory, as a backend's staging area would be. */
     private static final class Response implements OflResponse {
         final MemorySegment buffer;
@@ -118,7 +122,7 @@ class ExchangeHandlerTest {
     }
 
     @Test
-    void cpuAnswerCarriesThreadAndProcessTime() {
+    void cpuAnswerCarriesThreadAndProcessTimeAndTheThreadsAllocation() {
         try (Arena arena = Arena.ofConfined(); ExchangeHandler handler = new ExchangeHandler(-1)) {
             Response r = new Response(arena.allocate(ExchangeHandler.CPU_ANSWER_BYTES));
             assertEquals(0, handler.handle(request(ExchangeHandler.OP_CPU, MemorySegment.NULL), r));
@@ -126,6 +130,17 @@ class ExchangeHandlerTest {
             long thread = r.buffer.get(ExchangeHandler.FIELD_LE, 0);
             long process = r.buffer.get(ExchangeHandler.FIELD_LE, Long.BYTES);
             assertEquals(true, thread > 0 && process >= thread, thread + " <= " + process);
+            long allocated = r.buffer.get(ExchangeHandler.FIELD_LE, 2 * Long.BYTES);
+            sink = new byte[1 << 20];
+            long after = ExchangeHandler.threadAllocatedBytes();
+            assertTrue(allocated > 0 && after - allocated >= 1 << 20, allocated + " then " + after);
         }
+    }
+
+    @Test
+    void aVirtualThreadsAllocationIsUnknown() throws Exception {
+        long[] seen = new long[1];
+        Thread.ofVirtual().start(() -> seen[0] = ExchangeHandler.threadAllocatedBytes()).join();
+        assertEquals(-1, seen[0]);
     }
 }

@@ -32,7 +32,7 @@ class ReportTest {
             h.recordValue(valueNs + i);
         }
         return new BlockResult("A", new Schedule.Block(index, CASE, v, 0), 20, h, 100 * valueNs, 1_000, 2_000, 3_000,
-                4_000, index == 1 ? 3 : 0, 0);
+                4_000, 100L * index * index, 0, index == 1 ? 3 : 0, 0);
     }
 
     private static final List<BlockResult> BLOCKS = List.of(block(0, COPY, 10_000), block(1, IN_PLACE, 20_000),
@@ -68,6 +68,9 @@ class ReportTest {
         double meanP50 = copy.get("meanPercentilesNs").get("p50").asDouble();
         assertTrue(meanP50 > 11_000 && meanP50 < 11_100, "mean of the block p50s: " + meanP50);
         assertEquals(3_000.0 * 2 / 200, copy.get("serverThreadCpuNsPerRequest").asDouble(), 1e-9);
+        assertEquals((0 + 900) / 200.0, copy.get("clientAllocatedBytesPerRequest").asDouble(), 1e-9);
+        assertEquals(0.0, copy.get("serverAllocatedBytesPerRequest").asDouble());
+        assertEquals(400, root.get("blocks").get(2).get("clientThreadAllocatedBytes").asLong());
         assertEquals(3, root.get("badChecks").asLong());
 
         HistogramLogReader reader = new HistogramLogReader(new ByteArrayInputStream(
@@ -87,7 +90,8 @@ class ReportTest {
         List<String> lines = bytes.toString(StandardCharsets.UTF_8).lines().toList();
         assertEquals(5, lines.size());
         assertTrue(lines.get(3).contains("tcp blocking req=copy resp=copy"), lines.get(3));
-        assertTrue(lines.get(4).matches(".* 3 +0$"), lines.get(4));
+        assertTrue(lines.get(3).matches(".* 4\\.5 +0\\.0 +0 +0$"), "allocation per request: " + lines.get(3));
+        assertTrue(lines.get(4).matches(".* 2\\.5 +0\\.0 +3 +0$"), lines.get(4));
     }
 
     /** A server connection on a virtual thread has no thread CPU: the process's is shown, marked p. */
@@ -98,12 +102,12 @@ class ReportTest {
             h.recordValue(10_000 + i);
         }
         BlockResult virtual = new BlockResult("A", new Schedule.Block(0, CASE, COPY, 0), 20, h, 1_000_000, 1_000,
-                2_000, -1, 400_000, 0, 0);
+                2_000, -1, 400_000, 0, -1, 0, 0);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         Report.printTable(new PrintStream(bytes, true, StandardCharsets.UTF_8), conditions(),
                 Summary.of(List.of(virtual)));
         String row = bytes.toString(StandardCharsets.UTF_8).lines().toList().getLast();
-        assertTrue(row.matches(".* 4\\.0p +0 +0$"), row);
+        assertTrue(row.matches(".* 4\\.0p +0\\.0 +- +0 +0$"), row);
     }
 
     @Test

@@ -20,7 +20,7 @@ class SummaryTest {
             h.recordValue(valueNs);
         }
         return new BlockResult(link, new Schedule.Block(index, CASE, v, 0), 10, h, valueNs * requests, cpuNs,
-                2 * cpuNs, cpuNs, -1, 0, 0);
+                2 * cpuNs, cpuNs, -1, 3 * cpuNs, link.equals("B") ? -1 : 0, 0, 0);
     }
 
     @Test
@@ -40,6 +40,8 @@ class SummaryTest {
         assertEquals(2_000.0 / 1_010, a.clientThreadCpuNsPerRequest(), 1e-9);
         assertEquals(4_000.0 / 1_010, a.clientProcessCpuNsPerRequest(), 1e-9);
         assertEquals(Double.NaN, a.serverProcessCpuNsPerRequest());
+        assertEquals(6_000.0 / 1_010, a.clientAllocatedBytesPerRequest(), 1e-9);
+        assertEquals(0.0, a.serverAllocatedBytesPerRequest());
         assertEquals(1_010, a.merged().getTotalCount());
     }
 
@@ -49,6 +51,7 @@ class SummaryTest {
         assertEquals(2, summaries.size());
         assertEquals("A", summaries.get(0).link());
         assertEquals(5_000, summaries.get(1).percentileNs(50), 5);
+        assertEquals(Double.NaN, summaries.get(1).serverAllocatedBytesPerRequest(), "unknown on one block: unknown");
     }
 
     @Test
