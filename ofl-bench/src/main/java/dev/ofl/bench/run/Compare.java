@@ -100,6 +100,8 @@ public final class Compare implements Callable<Integer> {
     private final PrintStream log = System.err;
     private final Map<String, List<Double>> p50s = new LinkedHashMap<>();
     private final Map<String, Long> bytesOf = new LinkedHashMap<>();
+    /** ofl rows: the most heap bytes per request any round's client and server threads allocated. */
+    private final Map<String, double[]> allocations = new LinkedHashMap<>();
     private final List<String> skipped = new ArrayList<>();
     private boolean failed;
 
@@ -272,8 +274,10 @@ public final class Compare implements Callable<Integer> {
                     fail("ofl " + backend + suffix + " " + bytes + " B: bad checks or errors:\n" + output);
                 }
                 for (JsonNode s : root.path("summaries")) {
-                    record("ofl-" + backend + " " + s.path("wait").asText() + suffix, bytes,
-                            s.path("meanPercentilesNs").path("p50").asDouble());
+                    String peer = "ofl-" + backend + " " + s.path("wait").asText() + suffix;
+                    record(peer, bytes, s.path("meanPercentilesNs").path("p50").asDouble());
+                    recordAllocation(peer, bytes, s.path("clientAllocatedBytesPerRequest").asDouble(Double.NaN),
+                            s.path("serverAllocatedBytesPerRequest").asDouble(Double.NaN));
                 }
             }
         } catch (IOException | InterruptedException e) {
@@ -410,6 +414,22 @@ public final class Compare implements Callable<Integer> {
         log.printf(Locale.ROOT, "compare: %s %d B p50 %.1f us%n", peer, bytes, p50Ns / 1e3);
     }
 
+    /** Keeps the largest allocation per request seen for a row; unknown ({@code NaN}) stays unknown. */
+    void recordAllocation(String peer, long bytes, double clientBytes, double serverBytes) {
+        allocations.merge(peer + "|" + bytes, new double[] {clientBytes, serverBytes},
+                (a, b) -> new double[] {Math.max(a[0], b[0]), Math.max(a[1], b[1])});
+    }
+
+    /** A row's allocation as {@code client/server} bytes per request, {@code -} where not measured. */
+    String allocation(String key) {
+        double[] a = allocations.get(key);
+        if (a == null) {
+            return "-";
+        }
+        return (Double.isNaN(a[0]) ? "-" : String.format(Locale.ROOT, "%.1f", a[0])) + "/"
+                + (Double.isNaN(a[1]) ? "-" : String.format(Locale.ROOT, "%.1f", a[1]));
+    }
+
     private void skip(String message) {
         if (!skipped.contains(message)) {
             skipped.add(message);
@@ -444,9 +464,11 @@ public final class Compare implements Callable<Integer> {
         out.println("# ratio = this peer's p50 / c-tcp p50 of the same wait mode; ofl-rdma rows: / c-tcp of the"
                 + " same wait mode; ib_send_lat row: ofl-rdma busy p50 / (2 x ib_send_lat t_typical); ibv_rc_pingpong"
                 + " rows: ofl-rdma p50 of the same wait mode / ibv_rc_pingpong usec/iter (one iteration = one"
-                + " round trip)");
-        String format = "%-34s %10s %8s %12s %12s %12s %10s%n";
-        out.printf(Locale.ROOT, format, "peer", "bytes", "rounds", "p50_us", "min_p50_us", "max_p50_us", "ratio");
+                + " round trip); alloc = heap bytes per request of the client/server threads, the most of any"
+                + " round (ofl rows; '-' on the server: a virtual thread)");
+        String format = "%-34s %10s %8s %12s %12s %12s %10s %12s%n";
+        out.printf(Locale.ROOT, format, "peer", "bytes", "rounds", "p50_us", "min_p50_us", "max_p50_us", "ratio",
+                "alloc_B");
         for (Map.Entry<String, List<Double>> e : p50s.entrySet()) {
             String peer = e.getKey().substring(0, e.getKey().indexOf('|'));
             long bytes = bytesOf.get(e.getKey());
@@ -469,7 +491,8 @@ public final class Compare implements Callable<Integer> {
             }
             out.printf(Locale.ROOT, format, peer, bytes, e.getValue().size(), String.format(Locale.ROOT, "%.1f",
                     median / 1e3), String.format(Locale.ROOT, "%.1f", Collections.min(e.getValue()) / 1e3),
-                    String.format(Locale.ROOT, "%.1f", Collections.max(e.getValue()) / 1e3), ratio);
+                    String.format(Locale.ROOT, "%.1f", Collections.max(e.getValue()) / 1e3), ratio,
+                    allocation(e.getKey()));
         }
         for (String line : skipped) {
             out.println("# skipped: " + line);
