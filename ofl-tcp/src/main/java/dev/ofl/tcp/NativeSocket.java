@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Threading and lifetime.</b> Reads, writes and {@link #close()} belong to the one thread
  * that owns the connection at a time; {@link #shutdown()}, which breaks the connection, may come
- * from any thread. The call-state buffer is this object's, freed by {@link #close()}.
+ * from any thread. The call-state and poll buffers are this object's, freed by {@link #close()}.
  */
 // Restricted: the downcalls, made only when native access is enabled for this module (checked first).
 @SuppressWarnings("restricted")
@@ -59,6 +59,17 @@ final class NativeSocket implements AutoCloseable {
     static final int ERRNO_CHECK_EVERY = 1024;
     private static final short POLLIN = 0x1;
     private static final short POLLOUT = 0x4;
+    private static final int IPPROTO_TCP = 6;
+    private static final int TCP_INFO = 11;
+    private static final int SOL_SOCKET = 1;
+    private static final int SO_ERROR = 4;
+    /** {@code tcpi_state} of a connection that is over: reset, timed out, or closed both ways. */
+    static final int TCP_CLOSE = 7;
+    /** {@code struct pollfd}. */
+    private static final MemoryLayout POLL_FD = MemoryLayout.structLayout(ValueLayout.JAVA_INT.withName("fd"),
+            ValueLayout.JAVA_SHORT.withName("events"), ValueLayout.JAVA_SHORT.withName("revents"));
+    private static final long POLL_FD_FD = POLL_FD.byteOffset(MemoryLayout.PathElement.groupElement("fd"));
+    private static final long POLL_FD_EVENTS = POLL_FD.byteOffset(MemoryLayout.PathElement.groupElement("events"));
     /** Calls moving at most this many bytes are made as critical calls. */
     private static final int SHORT_CALL_BYTES = 16 << 10;
     private static final ValueLayout.OfShort NETWORK_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -99,7 +110,8 @@ final class NativeSocket implements AutoCloseable {
         static final MethodHandle SEND_PLAIN = LINKER.downcallHandle(find("send"), IO);
         static final MethodHandle SEND_SHORT_PLAIN = LINKER.downcallHandle(find("send"), IO,
                 Linker.Option.critical(false));
-        // poll(struct pollfd *, nfds_t, int timeout), with timeout 0: it never waits.
+        // poll(struct pollfd *, nfds_t, int timeout), with timeout 0: it never waits. The address
+        // goes as a number, as recv's and send's buffers do: no segment to check per call.
         static final MethodHandle POLL = LINKER.downcallHandle(find("poll"), FunctionDescriptor.of(
                 ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT),
                 Linker.Option.critical(false));
@@ -113,6 +125,9 @@ final class NativeSocket implements AutoCloseable {
                 FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
         static final MethodHandle GETSOCKNAME = LINKER.downcallHandle(find("getsockname"), NAME);
         static final MethodHandle GETPEERNAME = LINKER.downcallHandle(find("getpeername"), NAME);
+        static final MethodHandle GETSOCKOPT = LINKER.downcallHandle(find("getsockopt"), FunctionDescriptor.of(
+                ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                ValueLayout.ADDRESS, ValueLayout.ADDRESS));
 
         private static MemorySegment find(String symbol) {
             return LIBC.find(symbol).orElseThrow(() -> new IllegalStateException("no symbol " + symbol));
@@ -142,18 +157,20 @@ final class NativeSocket implements AutoCloseable {
     private final int fd;
     private final Arena arena;
     private final MemorySegment callState;
-    /** A {@code struct pollfd}: int fd, short events, short revents. */
+    /** This descriptor's {@code struct pollfd}. */
     private final MemorySegment pollFd;
     /** Failed recv calls since the last one looked into. */
     private int failuresUnasked;
+    /** Whether {@link #shutdown()} ended the stream from this side. */
+    private volatile boolean shutDown;
     private boolean closed;
 
     private NativeSocket(int fd) {
         this.fd = fd;
         this.arena = Arena.ofShared();
         this.callState = arena.allocate(Calls.CALL_STATE);
-        this.pollFd = arena.allocate(8, 8);
-        pollFd.set(ValueLayout.JAVA_INT, 0, fd);
+        this.pollFd = arena.allocate(POLL_FD);
+        pollFd.set(ValueLayout.JAVA_INT, POLL_FD_FD, fd);
     }
 
     private static String moduleName() {
@@ -293,13 +310,12 @@ final class NativeSocket implements AutoCloseable {
     }
 
     /**
-     * Reads what has arrived, without waiting. A reset connection reads as ended (-1), not as a
-     * failure, unless the call that found the reset was one of the few that ask why.
+     * Reads what has arrived, without waiting.
      *
      * @param address where to put it: {@code length} bytes of memory the caller owns
      * @param length the most to read
      * @return bytes read, 0 if nothing has arrived, -1 at the end of the stream
-     * @throws IOException if the socket failed
+     * @throws IOException if the socket failed (the peer reset it, for one)
      */
     int read(long address, int length) throws IOException {
         if (closed) {
@@ -307,31 +323,48 @@ final class NativeSocket implements AutoCloseable {
         }
         // A busy loop's recv fails on nearly every turn, with EAGAIN (nothing yet). A call that
         // captures errno allocates wherever it is not inlined into C2 code: as C1 code (C2 can be
-        // starved for seconds on a host whose cores all spin; measured 40 B per call until then) and
-        // on C2's cold paths. So recv does not capture: a failure is taken as "nothing yet", and one
-        // in ERRNO_CHECK_EVERY is looked into with poll, which tells "nothing yet" from anything else
-        // without errno. If something is pending (bytes that arrived meanwhile, the end, an error),
-        // recv is made again, and only if that fails too, once more capturing errno to say why.
-        // That loses nothing: a reset is reported only to the one call that meets it, and the
-        // stream reads as ended after it; a lasting failure (a descriptor that is no longer a
-        // socket) is found at a check.
+        // starved for seconds on a host whose cores all spin; measured 40 B per call until then)
+        // and on C2's cold paths. So recv does not capture: a failure is taken as "nothing yet",
+        // and one in ERRNO_CHECK_EVERY is looked into (readAfterCheck). A reset is still reported:
+        // the failed call that meets it clears it, the next reads the end, and ended() asks the
+        // connection's state.
         long n;
         try {
             n = length <= SHORT_CALL_BYTES
                     ? (long) Calls.RECV_SHORT_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT)
                     : (long) Calls.RECV_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT);
-            if (n < 0) {
-                if (++failuresUnasked < ERRNO_CHECK_EVERY) {
-                    return 0;
-                }
-                failuresUnasked = 0;
-                if (quiet(POLLIN)) {
-                    return 0;
-                }
-                n = length <= SHORT_CALL_BYTES
-                        ? (long) Calls.RECV_SHORT_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT)
-                        : (long) Calls.RECV_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT);
+        } catch (Throwable e) {
+            throw new IOException("recv failed: " + e, e);
+        }
+        if (n > 0) {
+            return (int) n;
+        }
+        if (n == 0) {
+            return length == 0 ? 0 : ended();
+        }
+        if (++failuresUnasked < ERRNO_CHECK_EVERY) {
+            return 0;
+        }
+        failuresUnasked = 0;
+        return readAfterCheck(address, length);
+    }
+
+    /**
+     * A failed recv looked into: poll tells "nothing yet" from anything else without errno. If
+     * something is pending (bytes that came meanwhile, the end, an error), recv is made again, and
+     * if that fails too, once more capturing errno to say why. A failure that poll does not show
+     * (the descriptor replaced by one that is never ready) would go unseen; this object's own
+     * duplicate is closed only by {@link #close()}.
+     */
+    private int readAfterCheck(long address, int length) throws IOException {
+        long n;
+        try {
+            if (quiet(POLLIN)) {
+                return 0;
             }
+            n = length <= SHORT_CALL_BYTES
+                    ? (long) Calls.RECV_SHORT_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT)
+                    : (long) Calls.RECV_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT);
             if (n < 0) {
                 n = length <= SHORT_CALL_BYTES
                         ? (long) Calls.RECV_SHORT.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT)
@@ -341,9 +374,64 @@ final class NativeSocket implements AutoCloseable {
             throw new IOException("recv failed: " + e, e);
         }
         if (n == 0) {
-            return length == 0 ? 0 : -1;
+            return length == 0 ? 0 : ended();
         }
         return n > 0 ? (int) n : failed("recv");
+    }
+
+    /**
+     * The stream ended: -1 for an orderly end, or a failure if the connection is over without one
+     * (reset by the peer, or timed out), whose error an earlier failed call cleared unasked. Once
+     * per connection, so its allocation does not matter.
+     * <ul>
+     * <li>After our own {@link #shutdown()} the connection may close fully in an orderly way: the end.</li>
+     * <li>A connection that is not closed (the peer's FIN only, in close-wait): the end.</li>
+     * <li>Closed, with an error still pending: the peer's FIN came first (recv reports the end
+     * before an error), and a reset followed it, for one after our write to a peer that had gone
+     * (Linux then sets EPIPE): the end, as the channel's read would report it.</li>
+     * <li>Closed with no error pending: a failed call took the error unasked. A failure.</li>
+     * </ul>
+     */
+    private int ended() throws IOException {
+        if (!shutDown && tcpState() == TCP_CLOSE && pendingError() == 0) {
+            throw new IOException("recv failed: the connection ended without an orderly close (the peer reset it, or "
+                    + "it timed out)");
+        }
+        return -1;
+    }
+
+    /**
+     * The connection's TCP state ({@code tcpi_state}: 1 established, 7 closed, 8 close-wait, ...).
+     *
+     * @return the state, or -1 if the socket does not say
+     */
+    int tcpState() {
+        return option(IPPROTO_TCP, TCP_INFO);
+    }
+
+    /** The socket's pending error ({@code SO_ERROR}, which reading clears), or -1 if it does not say. */
+    private int pendingError() {
+        return option(SOL_SOCKET, SO_ERROR);
+    }
+
+    /**
+     * An int socket option, or for {@code TCP_INFO} its first field, {@code tcpi_state} (one byte;
+     * the kernel copies only as much of the struct as fits); -1 if the call failed.
+     */
+    private int option(int level, int name) {
+        try (Arena scratch = Arena.ofConfined()) {
+            MemorySegment value = scratch.allocate(ValueLayout.JAVA_INT);
+            MemorySegment length = scratch.allocate(ValueLayout.JAVA_INT);
+            length.set(ValueLayout.JAVA_INT, 0, Integer.BYTES);
+            int status = (int) Calls.GETSOCKOPT.invokeExact(fd, level, name, value, length);
+            if (status != 0) {
+                return -1;
+            }
+            return name == TCP_INFO ? Byte.toUnsignedInt(value.get(ValueLayout.JAVA_BYTE, 0))
+                    : value.get(ValueLayout.JAVA_INT, 0);
+        } catch (Throwable e) {
+            return -1;
+        }
     }
 
     /**
@@ -358,28 +446,36 @@ final class NativeSocket implements AutoCloseable {
         if (closed) {
             throw new IOException("the socket was closed");
         }
-        // Each call names its own constant handle, and read and write stay separate small methods:
-        // a shared helper taking the handles (or choosing among four) was not inlined on a warm call
-        // path and allocated per call (JMH: 427 B/op; ClientCallAllocationTest: 40 B per call).
-        // A send does not capture errno either (see read; measured 40 B per response in a busy
-        // server process). A failed send is looked into with poll at once: a full buffer is the
-        // usual cause and needs no errno. Otherwise the send is made again, and if that fails too,
-        // once more capturing errno to say why; a failed non-blocking send wrote nothing, so
-        // making it again is safe.
+        // Each call names its own constant handle, and the rare paths are methods of their own, so
+        // that read and write stay small: a shared helper taking the handles (or choosing among
+        // four) was not inlined on a warm call path and allocated per call (JMH: 427 B/op;
+        // ClientCallAllocationTest: 40 B per call). A send does not capture errno either (see
+        // read; measured 40 B per response in a busy server process).
         long n;
         try {
             n = length <= SHORT_CALL_BYTES
                     ? (long) Calls.SEND_SHORT_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT | MSG_NOSIGNAL)
                     : (long) Calls.SEND_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT | MSG_NOSIGNAL);
-            if (n < 0) {
-                if (quiet(POLLOUT)) {
-                    return 0;
-                }
-                n = length <= SHORT_CALL_BYTES
-                        ? (long) Calls.SEND_SHORT_PLAIN.invokeExact(fd, address, (long) length,
-                                MSG_DONTWAIT | MSG_NOSIGNAL)
-                        : (long) Calls.SEND_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT | MSG_NOSIGNAL);
+        } catch (Throwable e) {
+            throw new IOException("send failed: " + e, e);
+        }
+        return n >= 0 ? (int) n : writeAfterCheck(address, length);
+    }
+
+    /**
+     * A failed send looked into with poll: a full buffer, the usual cause, needs no errno.
+     * Otherwise the send is made again, and if that fails too, once more capturing errno to say
+     * why. A failed non-blocking send wrote nothing, so making it again is safe.
+     */
+    private int writeAfterCheck(long address, int length) throws IOException {
+        long n;
+        try {
+            if (quiet(POLLOUT)) {
+                return 0;
             }
+            n = length <= SHORT_CALL_BYTES
+                    ? (long) Calls.SEND_SHORT_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT | MSG_NOSIGNAL)
+                    : (long) Calls.SEND_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT | MSG_NOSIGNAL);
             if (n < 0) {
                 n = length <= SHORT_CALL_BYTES
                         ? (long) Calls.SEND_SHORT.invokeExact(callState, fd, address, (long) length,
@@ -398,8 +494,7 @@ final class NativeSocket implements AutoCloseable {
      * just failed failed only because it would have waited.
      */
     private boolean quiet(short events) throws Throwable {
-        pollFd.set(ValueLayout.JAVA_SHORT, 4, events);
-        pollFd.set(ValueLayout.JAVA_SHORT, 6, (short) 0);
+        pollFd.set(ValueLayout.JAVA_SHORT, POLL_FD_EVENTS, events);
         return (int) Calls.POLL.invokeExact(pollFd.address(), 1L, 0) == 0;
     }
 
@@ -408,8 +503,9 @@ final class NativeSocket implements AutoCloseable {
         if (errno == EAGAIN || errno == EINTR) {
             return 0;
         }
+        // A failed send that met a reset cleared it unasked, so the retries see EPIPE.
         throw new IOException(call + " failed: errno " + errno + (errno == ECONNRESET ? " (the peer reset the connection)"
-                : errno == EPIPE ? " (the connection is shut down)" : ""));
+                : errno == EPIPE ? " (the connection was reset or shut down)" : ""));
     }
 
     /**
@@ -455,6 +551,7 @@ final class NativeSocket implements AutoCloseable {
         if (closed) {
             return;
         }
+        shutDown = true;
         try {
             int ignored = (int) Calls.SHUTDOWN.invokeExact(fd, SHUT_RDWR);
         } catch (Throwable e) {

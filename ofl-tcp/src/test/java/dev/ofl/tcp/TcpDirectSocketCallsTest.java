@@ -57,8 +57,8 @@ import org.junit.jupiter.api.Timeout;
  * Busy-polling connections read and write with direct {@code recv}/{@code send} calls on their own
  * duplicate of the socket's descriptor ({@link NativeSocket}): the descriptor found is the right
  * one even with both ends of a connection and many other sockets in one process, the calls map
- * "nothing yet", the end of the stream, a reset and a closed descriptor much as NIO would (a reset
- * reads as the end of the stream), failures that last are found, the property
+ * "nothing yet", the end of the stream, a reset and a closed descriptor as NIO would, failures
+ * that last are found, the property
  * turns them off, and a break from another thread still ends a connection whose socket the
  * duplicate holds open.
  */
@@ -177,16 +177,32 @@ class TcpDirectSocketCallsTest {
     }
 
     /**
-     * A reset ends the stream for a reader: the failed call that meets the reset does not ask why
-     * (see {@link NativeSocket#read(long, int)}), and the calls after it read the end.
+     * A reset fails the read with a sentence that says so, as NIO's would, although the failed call
+     * that met it did not ask why (see {@link NativeSocket#read(long, int)}): the connection's state
+     * tells a reset from an orderly end.
      */
     @Test
-    void aResetConnectionReadsAsEnded() throws IOException {
+    void aResetConnectionFailsTheReadNamingTheReset() throws IOException {
         NativeSocket serverEnd = adopt(accepted);
         MemorySegment into = arena.allocate(16);
         client.setOption(StandardSocketOptions.SO_LINGER, 0);
         client.close();
-        assertEquals(-1, awaitRead(serverEnd, into), "the reset read as the end of the stream");
+        IOException failure = assertThrows(IOException.class, () -> awaitRead(serverEnd, into));
+        assertTrue(failure.getMessage().contains("reset"), failure.getMessage());
+    }
+
+    /**
+     * After this side's own shutdown the connection can close fully in an orderly way, which leaves
+     * it in the same state as a reset: reads see the end, not a failure.
+     */
+    @Test
+    void afterOurShutdownAFullyClosedConnectionReadsAsEnded() throws IOException {
+        NativeSocket serverEnd = adopt(accepted);
+        serverEnd.shutdown();
+        assertEquals(-1, client.read(ByteBuffer.allocate(1)), "the client saw our end");
+        client.close();
+        Conditions.await(() -> serverEnd.tcpState() == NativeSocket.TCP_CLOSE, "the connection to close both ways");
+        assertEquals(-1, serverEnd.read(arena.allocate(16).address(), 16));
     }
 
     /**
@@ -247,7 +263,7 @@ class TcpDirectSocketCallsTest {
                 return true;
             }
         }, "a write to the reset connection to fail");
-        assertTrue(failure[0].getMessage().matches("send failed: errno (104|32) .*"), failure[0].getMessage());
+        assertTrue(failure[0].getMessage().matches("send failed: errno (104|32) .*reset.*"), failure[0].getMessage());
     }
 
     /**
