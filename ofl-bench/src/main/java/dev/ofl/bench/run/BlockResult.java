@@ -46,10 +46,10 @@ public record BlockResult(String link, Schedule.Block block, long warmups, Histo
     /**
      * A CPU time or an allocation per measured request.
      *
-     * @param cpuNs one of the CPU or allocation fields
-     * @return nanoseconds per request, {@code NaN} when unknown or nothing was measured
+     * @param total one of the CPU (nanoseconds) or allocation (bytes) fields
+     * @return its unit per request, {@code NaN} when unknown or nothing was measured
      */
-    public double perRequest(long cpuNs) {
-        return cpuNs < 0 || requests() == 0 ? Double.NaN : (double) cpuNs / requests();
+    public double perRequest(long total) {
+        return total < 0 || requests() == 0 ? Double.NaN : (double) total / requests();
     }
 }

@@ -276,8 +276,8 @@ public final class Compare implements Callable<Integer> {
                 for (JsonNode s : root.path("summaries")) {
                     String peer = "ofl-" + backend + " " + s.path("wait").asText() + suffix;
                     record(peer, bytes, s.path("meanPercentilesNs").path("p50").asDouble());
-                    recordAllocation(peer, bytes, s.path("clientAllocatedBytesPerRequest").asDouble(Double.NaN),
-                            s.path("serverAllocatedBytesPerRequest").asDouble(Double.NaN));
+                    recordAllocation(peer, bytes, s.path("clientThreadAllocatedBytesPerRequest").asDouble(Double.NaN),
+                            s.path("serverThreadAllocatedBytesPerRequest").asDouble(Double.NaN));
                 }
             }
         } catch (IOException | InterruptedException e) {
@@ -414,10 +414,14 @@ public final class Compare implements Callable<Integer> {
         log.printf(Locale.ROOT, "compare: %s %d B p50 %.1f us%n", peer, bytes, p50Ns / 1e3);
     }
 
-    /** Keeps the largest allocation per request seen for a row; unknown ({@code NaN}) stays unknown. */
+    /** Keeps the largest allocation per request of any round that measured it ({@code NaN}: unknown). */
     void recordAllocation(String peer, long bytes, double clientBytes, double serverBytes) {
         allocations.merge(peer + "|" + bytes, new double[] {clientBytes, serverBytes},
-                (a, b) -> new double[] {Math.max(a[0], b[0]), Math.max(a[1], b[1])});
+                (a, b) -> new double[] {largest(a[0], b[0]), largest(a[1], b[1])});
+    }
+
+    private static double largest(double a, double b) {
+        return Double.isNaN(a) ? b : Double.isNaN(b) ? a : Math.max(a, b);
     }
 
     /** A row's allocation as {@code client/server} bytes per request, {@code -} where not measured. */
@@ -520,8 +524,7 @@ public final class Compare implements Callable<Integer> {
         return builder.start();
     }
 
-    /** Reads {@code process}'s output until a line starts with {@code prefix}; fails if it ends first. */
-    static void awaitLine(Process process, String prefix) throws IOException, InterruptedException {
+    private static void awaitLine(Process process, String prefix) throws IOException, InterruptedException {
         BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(),
                 StandardCharsets.UTF_8));
         StringBuilder seen = new StringBuilder();

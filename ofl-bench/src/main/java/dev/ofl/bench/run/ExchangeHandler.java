@@ -157,13 +157,19 @@ public final class ExchangeHandler implements OflHandler, AutoCloseable {
     }
 
     private static int cpu(OflResponse response, PerThread own) {
-        if (response.capacity() < CPU_ANSWER_BYTES) {
+        // A client of an earlier version asks for the two CPU times only (16 bytes).
+        int fields = response.capacity() >= CPU_ANSWER_BYTES ? 3 : response.capacity() >= 2 * Long.BYTES ? 2 : 0;
+        if (fields == 0) {
             return REFUSED_TOO_LARGE;
         }
         own.cpuAnswer.set(FIELD_LE, 0, THREADS.getCurrentThreadCpuTime());
         own.cpuAnswer.set(FIELD_LE, Long.BYTES, processCpuNs());
-        own.cpuAnswer.set(FIELD_LE, 2 * Long.BYTES, threadAllocatedBytes());
-        response.write(own.cpuAnswer);
+        if (fields == 3) {
+            own.cpuAnswer.set(FIELD_LE, 2 * Long.BYTES, threadAllocatedBytes());
+            response.write(own.cpuAnswer);
+        } else {
+            response.write(own.cpuAnswer.asSlice(0, 2 * Long.BYTES));
+        }
         return 0;
     }
 

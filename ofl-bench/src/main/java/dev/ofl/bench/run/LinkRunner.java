@@ -250,14 +250,19 @@ final class LinkRunner {
         }
     }
 
-    /** The server connection thread's and process's CPU time, or {@code null} if the query failed. */
+    /**
+     * The server connection thread's and process's CPU time and the thread's allocated bytes (-1
+     * where unknown), or {@code null} if the query failed.
+     */
     private long[] serverCpu(Connection c) {
         if (!ensureConnected(c)) {
             return null;
         }
         try {
             int status = c.client.call(ExchangeHandler.OP_CPU, 0, 0, c.cpuRanges, settings.timeoutNs(), completion);
-            if (status != OflStatus.OK || completion.responseLength() != ExchangeHandler.CPU_ANSWER_BYTES) {
+            // A server of an earlier version answers without the allocation (16 bytes).
+            if (status != OflStatus.OK || (completion.responseLength() != ExchangeHandler.CPU_ANSWER_BYTES
+                    && completion.responseLength() != 2 * Long.BYTES)) {
                 log.println("ofl-bench: link " + link + ": CPU query failed: " + completion);
                 return null;
             }
@@ -267,7 +272,8 @@ final class LinkRunner {
         }
         MemorySegment answer = c.region.segment();
         return new long[] {answer.get(ExchangeHandler.FIELD_LE, 0), answer.get(ExchangeHandler.FIELD_LE, Long.BYTES),
-            answer.get(ExchangeHandler.FIELD_LE, 2 * Long.BYTES)};
+            completion.responseLength() == ExchangeHandler.CPU_ANSWER_BYTES
+                    ? answer.get(ExchangeHandler.FIELD_LE, 2 * Long.BYTES) : -1};
     }
 
     private boolean ensureConnected(Connection c) {

@@ -52,7 +52,7 @@ final class Report {
                     micros(s.percentileNs(99.9)), micros(s.percentileNs(100)),
                     micros(s.p50MinNs()) + ".." + micros(s.p50MaxNs()), number(s.megabytesPerSecond()),
                     micros(s.clientThreadCpuNsPerRequest()), serverCpu(s),
-                    number(s.clientAllocatedBytesPerRequest()), number(s.serverAllocatedBytesPerRequest()),
+                    number(s.clientThreadAllocatedBytesPerRequest()), number(s.serverThreadAllocatedBytesPerRequest()),
                     s.mismatches(), s.errors());
         }
     }
@@ -118,8 +118,8 @@ final class Report {
             o.put("clientProcessCpuNsPerRequest", s.clientProcessCpuNsPerRequest());
             o.put("serverThreadCpuNsPerRequest", s.serverThreadCpuNsPerRequest());
             o.put("serverProcessCpuNsPerRequest", s.serverProcessCpuNsPerRequest());
-            o.put("clientAllocatedBytesPerRequest", s.clientAllocatedBytesPerRequest());
-            o.put("serverAllocatedBytesPerRequest", s.serverAllocatedBytesPerRequest());
+            o.put("clientThreadAllocatedBytesPerRequest", s.clientThreadAllocatedBytesPerRequest());
+            o.put("serverThreadAllocatedBytesPerRequest", s.serverThreadAllocatedBytesPerRequest());
             o.put("mismatches", s.mismatches());
             o.put("errors", s.errors());
         }

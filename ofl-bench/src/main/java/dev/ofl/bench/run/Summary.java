@@ -24,9 +24,9 @@ import org.HdrHistogram.Histogram;
  * @param clientProcessCpuNsPerRequest client process CPU per request
  * @param serverThreadCpuNsPerRequest server connection-thread CPU per request, {@code NaN} if unknown
  * @param serverProcessCpuNsPerRequest server process CPU per request, {@code NaN} if unknown
- * @param clientAllocatedBytesPerRequest heap bytes the client calling thread allocated per request,
+ * @param clientThreadAllocatedBytesPerRequest heap bytes the client calling thread allocated per request,
  *     {@code NaN} if unknown
- * @param serverAllocatedBytesPerRequest heap bytes the server connection thread allocated per request,
+ * @param serverThreadAllocatedBytesPerRequest heap bytes the server connection thread allocated per request,
  *     {@code NaN} if unknown
  * @param mismatches bad bytes over all blocks
  * @param errors failed requests over all blocks
@@ -35,8 +35,8 @@ import org.HdrHistogram.Histogram;
 public record Summary(String link, ExchangeCase testCase, Variant variant, int blocks, long requests,
         Map<Double, Double> percentiles, long p50MinNs, long p50MaxNs, double meanNs,
         double clientThreadCpuNsPerRequest, double clientProcessCpuNsPerRequest, double serverThreadCpuNsPerRequest,
-        double serverProcessCpuNsPerRequest, double clientAllocatedBytesPerRequest,
-        double serverAllocatedBytesPerRequest, long mismatches, long errors, Histogram merged) {
+        double serverProcessCpuNsPerRequest, double clientThreadAllocatedBytesPerRequest,
+        double serverThreadAllocatedBytesPerRequest, long mismatches, long errors, Histogram merged) {
 
     /** The percentiles every table, JSON file and chart reports. */
     public static final double[] PERCENTILES = {50, 90, 99, 99.9, 100};

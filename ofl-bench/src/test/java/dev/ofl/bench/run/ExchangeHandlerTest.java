@@ -137,6 +137,19 @@ class ExchangeHandlerTest {
         }
     }
 
+    /** A client of an earlier version leaves room for the two CPU times only: it gets those. */
+    @Test
+    void aCpuQueryWithRoomForTwoFieldsGetsTheCpuTimes() {
+        try (Arena arena = Arena.ofConfined(); ExchangeHandler handler = new ExchangeHandler(-1)) {
+            Response two = new Response(arena.allocate(2 * Long.BYTES));
+            assertEquals(0, handler.handle(request(ExchangeHandler.OP_CPU, MemorySegment.NULL), two));
+            assertEquals(2 * Long.BYTES, two.committed);
+            assertTrue(two.buffer.get(ExchangeHandler.FIELD_LE, 0) > 0);
+            assertEquals(ExchangeHandler.REFUSED_TOO_LARGE, handler.handle(request(ExchangeHandler.OP_CPU,
+                    MemorySegment.NULL), new Response(arena.allocate(Long.BYTES))));
+        }
+    }
+
     @Test
     void aVirtualThreadsAllocationIsUnknown() throws Exception {
         long[] seen = new long[1];

@@ -49,15 +49,16 @@ class NioPeerTest {
         assertEquals(2.5, Compare.median(List.of(3.0, 1.0, 2.0, 4.0)), 1e-9);
     }
 
-    /** An ofl row shows the most any round allocated per request; a server on a virtual thread shows '-'. */
+    /** An ofl row shows the most any round allocated per request; unknown in every round shows '-'. */
     @Test
     void compareShowsTheLargestAllocationOfAnyRound() {
         Compare compare = new Compare();
         compare.recordAllocation("ofl-tcp busy", 64, 0.0, 0.04);
         compare.recordAllocation("ofl-tcp busy", 64, 0.25, 0.0);
+        compare.recordAllocation("ofl-tcp busy", 64, Double.NaN, Double.NaN);
         compare.recordAllocation("ofl-tcp blocking", 64, 0.0, Double.NaN);
         compare.recordAllocation("ofl-tcp blocking", 64, 0.0, Double.NaN);
-        assertEquals("0.3/0.0", compare.allocation("ofl-tcp busy|64"));
+        assertEquals("0.3/0.0", compare.allocation("ofl-tcp busy|64"), "a round whose query failed hides no other");
         assertEquals("0.0/-", compare.allocation("ofl-tcp blocking|64"));
         assertEquals("-", compare.allocation("c-tcp busy|64"));
     }

@@ -68,8 +68,8 @@ class ReportTest {
         double meanP50 = copy.get("meanPercentilesNs").get("p50").asDouble();
         assertTrue(meanP50 > 11_000 && meanP50 < 11_100, "mean of the block p50s: " + meanP50);
         assertEquals(3_000.0 * 2 / 200, copy.get("serverThreadCpuNsPerRequest").asDouble(), 1e-9);
-        assertEquals((0 + 900) / 200.0, copy.get("clientAllocatedBytesPerRequest").asDouble(), 1e-9);
-        assertEquals(0.0, copy.get("serverAllocatedBytesPerRequest").asDouble());
+        assertEquals((0 + 900) / 200.0, copy.get("clientThreadAllocatedBytesPerRequest").asDouble(), 1e-9);
+        assertEquals(0.0, copy.get("serverThreadAllocatedBytesPerRequest").asDouble());
         assertEquals(400, root.get("blocks").get(2).get("clientThreadAllocatedBytes").asLong());
         assertEquals(3, root.get("badChecks").asLong());
 

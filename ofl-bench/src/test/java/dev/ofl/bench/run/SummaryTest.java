@@ -40,8 +40,8 @@ class SummaryTest {
         assertEquals(2_000.0 / 1_010, a.clientThreadCpuNsPerRequest(), 1e-9);
         assertEquals(4_000.0 / 1_010, a.clientProcessCpuNsPerRequest(), 1e-9);
         assertEquals(Double.NaN, a.serverProcessCpuNsPerRequest());
-        assertEquals(6_000.0 / 1_010, a.clientAllocatedBytesPerRequest(), 1e-9);
-        assertEquals(0.0, a.serverAllocatedBytesPerRequest());
+        assertEquals(6_000.0 / 1_010, a.clientThreadAllocatedBytesPerRequest(), 1e-9);
+        assertEquals(0.0, a.serverThreadAllocatedBytesPerRequest());
         assertEquals(1_010, a.merged().getTotalCount());
     }
 
@@ -51,7 +51,7 @@ class SummaryTest {
         assertEquals(2, summaries.size());
         assertEquals("A", summaries.get(0).link());
         assertEquals(5_000, summaries.get(1).percentileNs(50), 5);
-        assertEquals(Double.NaN, summaries.get(1).serverAllocatedBytesPerRequest(), "unknown on one block: unknown");
+        assertEquals(Double.NaN, summaries.get(1).serverThreadAllocatedBytesPerRequest(), "unknown on one block: unknown");
     }
 
     @Test
