@@ -54,6 +54,7 @@ class StreamPatternTest {
     /**
      * The response stream's first words of iterations 0 and 1 and a tail byte, as the C peer
      * ({@code tcp_peer.c}) computes them too: the two peers' servers must do the same work.
+     * {@link CPeerStreamTest} runs the C peer against the Java one both ways.
      */
     @Test
     void theResponseStreamIsTheOneTheCPeerWrites() {

@@ -1,0 +1,110 @@
+package dev.ofl.bench.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * The C peer ({@code src/main/c/tcp_peer.c}) and the Java peers write and check the same response
+ * stream, so that compare's peers do the same work: the C server answers a Java client that checks
+ * every byte with {@link StreamPattern}, and the C client checks every byte a Java server wrote
+ * with it. Response lengths that are not whole words exercise the C peer's tail.
+ */
+@Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class CPeerStreamTest {
+    private static final String RESPONSE_BYTES = "100003";
+
+    @TempDir
+    static Path build;
+    private static Path peer;
+    private Process server;
+
+    @BeforeAll
+    static void compile() throws IOException, InterruptedException {
+        peer = build.resolve("tcp_peer");
+        List<String> command = List.of("gcc", "-O2", "-Wall", "-Werror", "-o", peer.toString(),
+                Path.of("src/main/c/tcp_peer.c").toAbsolutePath().toString());
+        Process gcc;
+        try {
+            gcc = new ProcessBuilder(command).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            fail("cannot run gcc (" + e.getMessage() + "): apt-get install gcc libc6-dev, as ./ofl does");
+            return;
+        }
+        String output = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(gcc.waitFor(60, TimeUnit.SECONDS), "gcc did not finish");
+        assertEquals(0, gcc.exitValue(), output);
+    }
+
+    @AfterEach
+    void stopServer() throws InterruptedException {
+        if (server != null) {
+            server.destroy();
+            server.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aJavaClientFindsEveryByteTheCServerWroteAsItsOwnPatternSays() throws Exception {
+        int port = freePort();
+        server = new ProcessBuilder(peer.toString(), "server", "127.0.0.1", Integer.toString(port), "blocking")
+                .redirectErrorStream(true).start();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        // The Java client tries to connect for two seconds: long enough for the C server to listen.
+        int exit = new CommandLine(new NioPeer(new PrintStream(out, true, StandardCharsets.UTF_8))).execute(
+                "client", "127.0.0.1", Integer.toString(port), RESPONSE_BYTES, "20", "2");
+        String line = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, exit, line);
+        assertTrue(line.contains("bytes=" + RESPONSE_BYTES + " ") && line.contains("n=20 ")
+                && line.contains("mismatches=0"), line);
+    }
+
+    @Test
+    void theCClientFindsEveryByteAJavaServerWroteAsItsOwnPatternSays() throws Exception {
+        ByteArrayOutputStream serverOut = new ByteArrayOutputStream();
+        PrintStream serverPrints = new PrintStream(serverOut, true, StandardCharsets.UTF_8);
+        CompletableFuture<Integer> javaServer = CompletableFuture.supplyAsync(
+                () -> new CommandLine(new NioPeer(serverPrints)).execute("server", "127.0.0.1", "0"));
+        Matcher ready = Pattern.compile("ready (\\d+)\n").matcher("");
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!ready.reset(serverOut.toString(StandardCharsets.UTF_8)).find()) {
+            assertTrue(System.nanoTime() - until < 0 && !javaServer.isDone(), "the Java server never said it was ready");
+            Thread.sleep(10);
+        }
+        Process client = new ProcessBuilder(peer.toString(), "client", "127.0.0.1", ready.group(1), "blocking",
+                RESPONSE_BYTES, "20", "2").redirectErrorStream(true).start();
+        String line = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(client.waitFor(60, TimeUnit.SECONDS), "the C client did not finish");
+        assertEquals(0, client.exitValue(), line);
+        assertTrue(line.startsWith("c-tcp blocking bytes=" + RESPONSE_BYTES + " ") && line.contains("mismatches=0"),
+                line);
+        assertEquals(0, javaServer.get(60, TimeUnit.SECONDS), "the Java server ends cleanly when its client leaves");
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            return socket.getLocalPort();
+        }
+    }
+}
