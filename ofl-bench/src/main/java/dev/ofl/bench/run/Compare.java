@@ -407,7 +407,22 @@ public final class Compare implements Callable<Integer> {
         throw new IOException("ibv_devices lists no device; name one with --ib-device");
     }
 
-    private void record(String peer, long bytes, double p50Ns) {
+    /**
+     * An ofl TCP row's median p50 over the plain Java NIO peer's of the same wait mode and size, or
+     * {@code -}: the part of the round trip that ofl adds to a JVM's own.
+     */
+    String nioRatio(String peer, long bytes) {
+        List<Double> own = p50s.get(peer + "|" + bytes);
+        if (!peer.startsWith("ofl-tcp ") || own == null) {
+            return "-";
+        }
+        List<Double> nio = p50s.get("java-nio " + (peer.split(" ")[1].equals("busy") ? "busy" : "blocking") + "|"
+                + bytes);
+        return nio == null ? "-" : String.format(Locale.ROOT, "%.2f", median(own) / median(nio));
+    }
+
+    /** Adds one round's p50 to a row, and logs it. */
+    void record(String peer, long bytes, double p50Ns) {
         String key = peer + "|" + bytes;
         p50s.computeIfAbsent(key, k -> new ArrayList<>()).add(p50Ns);
         bytesOf.put(key, bytes);
@@ -469,10 +484,11 @@ public final class Compare implements Callable<Integer> {
                 + " same wait mode; ib_send_lat row: ofl-rdma busy p50 / (2 x ib_send_lat t_typical); ibv_rc_pingpong"
                 + " rows: ofl-rdma p50 of the same wait mode / ibv_rc_pingpong usec/iter (one iteration = one"
                 + " round trip); alloc = heap bytes per request of the client/server threads, the most of any"
-                + " round (ofl rows; '-' on the server: a virtual thread)");
-        String format = "%-34s %10s %8s %12s %12s %12s %10s %12s%n";
+                + " round (ofl rows; '-' on the server: a virtual thread); vs_nio = an ofl-tcp row's p50 / java-nio"
+                + " p50 of the same wait mode: what ofl adds to a plain JVM peer's round trip");
+        String format = "%-34s %10s %8s %12s %12s %12s %10s %12s %8s%n";
         out.printf(Locale.ROOT, format, "peer", "bytes", "rounds", "p50_us", "min_p50_us", "max_p50_us", "ratio",
-                "alloc_B");
+                "alloc_B", "vs_nio");
         for (Map.Entry<String, List<Double>> e : p50s.entrySet()) {
             String peer = e.getKey().substring(0, e.getKey().indexOf('|'));
             long bytes = bytesOf.get(e.getKey());
@@ -496,7 +512,7 @@ public final class Compare implements Callable<Integer> {
             out.printf(Locale.ROOT, format, peer, bytes, e.getValue().size(), String.format(Locale.ROOT, "%.1f",
                     median / 1e3), String.format(Locale.ROOT, "%.1f", Collections.min(e.getValue()) / 1e3),
                     String.format(Locale.ROOT, "%.1f", Collections.max(e.getValue()) / 1e3), ratio,
-                    allocation(e.getKey()));
+                    allocation(e.getKey()), nioRatio(peer, bytes));
         }
         for (String line : skipped) {
             out.println("# skipped: " + line);

@@ -63,6 +63,23 @@ class NioPeerTest {
         assertEquals("-", compare.allocation("c-tcp busy|64"));
     }
 
+    /** An ofl TCP row is also set against the NIO peer of its own wait mode, medians over rounds. */
+    @Test
+    void oflTcpRowsAreSetAgainstTheNioPeerOfTheirWaitMode() {
+        Compare compare = new Compare();
+        compare.record("java-nio busy", 64, 8_000);
+        compare.record("java-nio busy", 64, 12_000);
+        compare.record("java-nio busy", 64, 9_000);
+        compare.record("java-nio blocking", 64, 50_000);
+        compare.record("ofl-tcp busy nio-calls", 64, 9_900);
+        compare.record("ofl-tcp blocking", 64, 20_000);
+        compare.record("c-tcp busy", 64, 7_000);
+        assertEquals("1.10", compare.nioRatio("ofl-tcp busy nio-calls", 64));
+        assertEquals("0.40", compare.nioRatio("ofl-tcp blocking", 64));
+        assertEquals("-", compare.nioRatio("c-tcp busy", 64));
+        assertEquals("-", compare.nioRatio("ofl-tcp busy nio-calls", 4096), "no row of that size");
+    }
+
     /** With --cpu every TCP peer's client and server get their CPU, each in its own command's form. */
     @Test
     void compareGivesEachRoleOfEveryPeerItsCpuOnlyWhenAsked() {
