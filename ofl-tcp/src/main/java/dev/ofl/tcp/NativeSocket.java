@@ -95,21 +95,18 @@ final class NativeSocket implements AutoCloseable {
                 ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT);
         static final FunctionDescriptor NAME = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
                 ValueLayout.ADDRESS, ValueLayout.ADDRESS);
-        static final MethodHandle RECV = LINKER.downcallHandle(find("recv"), IO, ERRNO);
-        static final MethodHandle SEND = LINKER.downcallHandle(find("send"), IO, ERRNO);
-        // With MSG_DONTWAIT neither blocks, and a short copy is brief enough to skip the
-        // thread-state transition (a critical call holds back safepoints while it runs).
-        static final MethodHandle RECV_SHORT = LINKER.downcallHandle(find("recv"), IO, ERRNO,
-                Linker.Option.critical(false));
-        static final MethodHandle SEND_SHORT = LINKER.downcallHandle(find("send"), IO, ERRNO,
-                Linker.Option.critical(false));
-        // Calls that do not capture errno: see read(long, int) for why the busy path wants them.
+        // The busy path's calls do not capture errno: see read(long, int) for why. With
+        // MSG_DONTWAIT neither blocks, and a short copy is brief enough to skip the thread-state
+        // transition (a critical call holds back safepoints while it runs).
         static final MethodHandle RECV_PLAIN = LINKER.downcallHandle(find("recv"), IO);
         static final MethodHandle RECV_SHORT_PLAIN = LINKER.downcallHandle(find("recv"), IO,
                 Linker.Option.critical(false));
         static final MethodHandle SEND_PLAIN = LINKER.downcallHandle(find("send"), IO);
         static final MethodHandle SEND_SHORT_PLAIN = LINKER.downcallHandle(find("send"), IO,
                 Linker.Option.critical(false));
+        // Only for a call that failed twice, to say why.
+        static final MethodHandle RECV = LINKER.downcallHandle(find("recv"), IO, ERRNO);
+        static final MethodHandle SEND = LINKER.downcallHandle(find("send"), IO, ERRNO);
         // poll(struct pollfd *, nfds_t, int timeout), with timeout 0: it never waits. The address
         // goes as a number, as recv's and send's buffers do: no segment to check per call.
         static final MethodHandle POLL = LINKER.downcallHandle(find("poll"), FunctionDescriptor.of(
@@ -362,13 +359,10 @@ final class NativeSocket implements AutoCloseable {
             if (quiet(POLLIN)) {
                 return 0;
             }
-            n = length <= SHORT_CALL_BYTES
-                    ? (long) Calls.RECV_SHORT_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT)
-                    : (long) Calls.RECV_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT);
+            // Rare, so plain (not critical) calls of any length.
+            n = (long) Calls.RECV_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT);
             if (n < 0) {
-                n = length <= SHORT_CALL_BYTES
-                        ? (long) Calls.RECV_SHORT.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT)
-                        : (long) Calls.RECV.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT);
+                n = (long) Calls.RECV.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT);
             }
         } catch (Throwable e) {
             throw new IOException("recv failed: " + e, e);
@@ -473,15 +467,10 @@ final class NativeSocket implements AutoCloseable {
             if (quiet(POLLOUT)) {
                 return 0;
             }
-            n = length <= SHORT_CALL_BYTES
-                    ? (long) Calls.SEND_SHORT_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT | MSG_NOSIGNAL)
-                    : (long) Calls.SEND_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT | MSG_NOSIGNAL);
+            // Rare, so plain (not critical) calls of any length.
+            n = (long) Calls.SEND_PLAIN.invokeExact(fd, address, (long) length, MSG_DONTWAIT | MSG_NOSIGNAL);
             if (n < 0) {
-                n = length <= SHORT_CALL_BYTES
-                        ? (long) Calls.SEND_SHORT.invokeExact(callState, fd, address, (long) length,
-                                MSG_DONTWAIT | MSG_NOSIGNAL)
-                        : (long) Calls.SEND.invokeExact(callState, fd, address, (long) length,
-                                MSG_DONTWAIT | MSG_NOSIGNAL);
+                n = (long) Calls.SEND.invokeExact(callState, fd, address, (long) length, MSG_DONTWAIT | MSG_NOSIGNAL);
             }
         } catch (Throwable e) {
             throw new IOException("send failed: " + e, e);

@@ -416,9 +416,13 @@ public final class Compare implements Callable<Integer> {
         if (!peer.startsWith("ofl-tcp ") || own == null) {
             return "-";
         }
-        List<Double> nio = p50s.get("java-nio " + (peer.split(" ")[1].equals("busy") ? "busy" : "blocking") + "|"
-                + bytes);
+        List<Double> nio = p50s.get("java-nio " + waitOf(peer) + "|" + bytes);
         return nio == null ? "-" : String.format(Locale.ROOT, "%.2f", median(own) / median(nio));
+    }
+
+    /** A row's wait mode, its second word: "ofl-tcp busy nio-calls", "c-tcp blocking". */
+    private static String waitOf(String peer) {
+        return peer.split(" ")[1].equals("busy") ? "busy" : "blocking";
     }
 
     /** Adds one round's p50 to a row, and logs it. */
@@ -499,8 +503,7 @@ public final class Compare implements Callable<Integer> {
             } else if (peer.startsWith("ibv_rc_pingpong")) {
                 reference = "ofl-rdma " + (peer.endsWith("busy") ? "busy" : "blocking");
             } else {
-                // The wait mode is the peer's second word: "ofl-tcp busy nio-calls", "c-tcp blocking".
-                reference = "c-tcp " + (peer.split(" ")[1].equals("busy") ? "busy" : "blocking");
+                reference = "c-tcp " + waitOf(peer);
             }
             List<Double> ref = p50s.get(reference + "|" + bytes);
             String ratio = "-";

@@ -13,10 +13,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -81,24 +78,17 @@ class CPeerStreamTest {
 
     @Test
     void theCClientFindsEveryByteAJavaServerWroteAsItsOwnPatternSays() throws Exception {
-        ByteArrayOutputStream serverOut = new ByteArrayOutputStream();
-        PrintStream serverPrints = new PrintStream(serverOut, true, StandardCharsets.UTF_8);
-        CompletableFuture<Integer> javaServer = CompletableFuture.supplyAsync(
-                () -> new CommandLine(new NioPeer(serverPrints)).execute("server", "127.0.0.1", "0"));
-        Matcher ready = Pattern.compile("ready (\\d+)\n").matcher("");
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!ready.reset(serverOut.toString(StandardCharsets.UTF_8)).find()) {
-            assertTrue(System.nanoTime() - until < 0 && !javaServer.isDone(), "the Java server never said it was ready");
-            Thread.sleep(10);
-        }
-        Process client = new ProcessBuilder(peer.toString(), "client", "127.0.0.1", ready.group(1), "blocking",
+        NioServerRun javaServer = NioServerRun.start(false);
+        Process client = new ProcessBuilder(peer.toString(), "client", "127.0.0.1", Integer.toString(javaServer.port()),
+                "blocking",
                 RESPONSE_BYTES, "20", "2").redirectErrorStream(true).start();
         String line = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(client.waitFor(60, TimeUnit.SECONDS), "the C client did not finish");
         assertEquals(0, client.exitValue(), line);
         assertTrue(line.startsWith("c-tcp blocking bytes=" + RESPONSE_BYTES + " ") && line.contains("mismatches=0"),
                 line);
-        assertEquals(0, javaServer.get(60, TimeUnit.SECONDS), "the Java server ends cleanly when its client leaves");
+        assertEquals(0, javaServer.exit().get(60, TimeUnit.SECONDS),
+                "the Java server ends cleanly when its client leaves");
     }
 
     private static int freePort() throws IOException {

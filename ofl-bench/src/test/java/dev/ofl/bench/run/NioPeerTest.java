@@ -10,10 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -95,23 +92,14 @@ class NioPeerTest {
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
     void serverAndClientExchangeCheckedResponsesInEitherMode(boolean busy) throws Exception {
-        ByteArrayOutputStream serverOut = new ByteArrayOutputStream();
-        PrintStream serverPrints = new PrintStream(serverOut, true, StandardCharsets.UTF_8);
-        CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> new CommandLine(new NioPeer(serverPrints))
-                .execute("--busy=" + busy, "server", "127.0.0.1", "0"));
-        Matcher ready = Pattern.compile("ready (\\d+)\n").matcher("");
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!ready.reset(serverOut.toString(StandardCharsets.UTF_8)).find()) {
-            assertTrue(System.nanoTime() - until < 0 && !server.isDone(), "the server never said it was ready");
-            Thread.sleep(10);
-        }
+        NioServerRun server = NioServerRun.start(busy);
         ByteArrayOutputStream clientOut = new ByteArrayOutputStream();
         int client = new CommandLine(new NioPeer(new PrintStream(clientOut, true, StandardCharsets.UTF_8)))
-                .execute("--busy=" + busy, "client", "127.0.0.1", ready.group(1), "1000", "50", "5");
+                .execute("--busy=" + busy, "client", "127.0.0.1", Integer.toString(server.port()), "1000", "50", "5");
         String line = clientOut.toString(StandardCharsets.UTF_8);
         assertEquals(0, client, line);
         assertTrue(line.startsWith("java-nio " + (busy ? "busy" : "blocking") + " bytes=1000 "), line);
         assertTrue(line.contains("n=50 ") && line.contains("mismatches=0"), line);
-        assertEquals(0, server.get(60, TimeUnit.SECONDS), "the server ends cleanly when its client leaves");
+        assertEquals(0, server.exit().get(60, TimeUnit.SECONDS), "the server ends cleanly when its client leaves");
     }
 }
