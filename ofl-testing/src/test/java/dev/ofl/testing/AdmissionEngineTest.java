@@ -384,7 +384,7 @@ class AdmissionEngineTest {
         String from = procAddress((InetSocketAddress) local);
         String to = procAddress((InetSocketAddress) remote);
         try {
-            // A JVM's sockets are IPv6 ones unless it prefers IPv4: IPv4 peers show as v4-mapped there.
+            // ofl's sockets for IPv4 addresses are IPv4 ones; a JVM's plain sockets are IPv6 ones, IPv4 peers v4-mapped.
             for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
                 if (!Files.isReadable(Path.of(table))) {
                     continue;

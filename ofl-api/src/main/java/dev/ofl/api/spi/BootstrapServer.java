@@ -176,7 +176,7 @@ public final class BootstrapServer implements OflServer {
             ServerTransport.Factory transports, Consumer<BootstrapServer> afterClose) {
         ServerSocketChannel acceptor = null;
         try {
-            acceptor = ServerSocketChannel.open();
+            acceptor = SocketFamily.listening(config.bind().getAddress());
             acceptor.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             // A storm of reconnecting sockets must not overflow the backlog: a dropped SYN costs an honest
             // client a second or more before it retries.

@@ -29,15 +29,16 @@ public final class ClientBootstrap {
     }
 
     /**
-     * Opens the bootstrap connection: TCP_NODELAY, keep-alive, large socket buffers, bound to the
-     * configured local address if any, connected within the connect timeout.
+     * Opens the bootstrap connection: a socket of the server address's family, TCP_NODELAY,
+     * keep-alive, large socket buffers, bound to the configured local address if any, connected
+     * within the connect timeout.
      *
      * @param config the client's settings
      * @return a connected channel in blocking mode
      * @throws IOException if the connection cannot be made
      */
     public static SocketChannel open(ClientConfig config) throws IOException {
-        SocketChannel channel = SocketChannel.open();
+        SocketChannel channel = SocketFamily.connecting(config.server().getAddress(), config.localAddress());
         try {
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
             channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);

@@ -3,7 +3,10 @@ package dev.ofl.bench.run;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
+import java.net.Inet4Address;
 import java.net.InetSocketAddress;
+import java.net.ProtocolFamily;
+import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -24,7 +27,9 @@ import picocli.CommandLine.Parameters;
  * byte of every response as the C peer and an ofl handler answering in place do, and sends them;
  * the client checks every byte. With
  * {@code --busy} both ends make their sockets non-blocking and spin on reads and writes, as the C
- * peer's busy mode does: the JVM's own floor under ofl's busy-poll TCP figures.
+ * peer's busy mode does: the JVM's own floor under ofl's busy-poll TCP figures. Sockets are of the
+ * address's own family (an IPv4 socket for an IPv4 address, as the C peer and ofl open), not the
+ * JDK's default dual-stack IPv6 socket.
  *
  * <pre>
  *   nio [--busy] [--cpu N] server ADDRESS PORT     (prints "ready PORT" once it listens)
@@ -131,7 +136,7 @@ public final class NioPeer implements Callable<Integer> {
     }
 
     private int serve(InetSocketAddress at) throws IOException {
-        try (ServerSocketChannel listener = ServerSocketChannel.open()) {
+        try (ServerSocketChannel listener = ServerSocketChannel.open(family(at))) {
             listener.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             listener.bind(at);
             // The bound port follows: a server asked for port 0 says which one it got.
@@ -202,11 +207,22 @@ public final class NioPeer implements Callable<Integer> {
         return mismatches != 0 ? 1 : 0;
     }
 
+    private static ProtocolFamily family(InetSocketAddress at) {
+        return at.getAddress() instanceof Inet4Address ? StandardProtocolFamily.INET : StandardProtocolFamily.INET6;
+    }
+
     private static SocketChannel connect(InetSocketAddress at) throws IOException {
         IOException last = null;
         for (int tries = 0; tries < 200; tries++) {
             try {
-                return SocketChannel.open(at);
+                SocketChannel channel = SocketChannel.open(family(at));
+                try {
+                    channel.connect(at);
+                    return channel;
+                } catch (IOException e) {
+                    channel.close();
+                    throw e;
+                }
             } catch (IOException e) {
                 last = e;
                 try {
