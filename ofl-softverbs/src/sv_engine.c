@@ -1331,6 +1331,19 @@ static void sv_help_progress(bool stays_polling)
         sched_yield();
 }
 
+// How long the progress thread trusts a busy poller's last help; tests stretch it (below).
+static uint64_t sv_helper_window_ns = SV_HELPER_ACTIVE_NS;
+
+// softverbs' own test hook (not a libibverbs function): sets how long the progress thread leaves
+// arriving packets to a thread that last polled that long ago, forgets the last such poll, and
+// returns the previous window. A test stretches the window so that a poller wrongly taken for a
+// helper shows as a lost wake-up rather than as a delay of up to 1 ms that only a clock could see.
+SV_EXPORT uint64_t softverbs_set_helper_window_ns(uint64_t ns)
+{
+    __atomic_store_n(&sv.helper_ns, 0, __ATOMIC_RELAXED);
+    return __atomic_exchange_n(&sv_helper_window_ns, ns, __ATOMIC_RELAXED);
+}
+
 // ---- progress thread ----
 
 static void *sv_progress_main(void *arg)
@@ -1353,7 +1366,8 @@ static void *sv_progress_main(void *arg)
         sv.sleep_until_ns = next == SV_NS_INF ? SV_NS_INF - 1 : next;
         int epfd = sv.epfd;
         int kickfd = sv.kickfd;
-        bool helped = sv_now_ns() - __atomic_load_n(&sv.helper_ns, __ATOMIC_RELAXED) < SV_HELPER_ACTIVE_NS;
+        bool helped = sv_now_ns() - __atomic_load_n(&sv.helper_ns, __ATOMIC_RELAXED)
+                      < __atomic_load_n(&sv_helper_window_ns, __ATOMIC_RELAXED);
         pthread_mutex_unlock(&sv.lock);
         if (helped) {
             // An application thread is busy-polling and moves the data itself: waking up for
