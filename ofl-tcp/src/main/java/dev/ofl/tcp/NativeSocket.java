@@ -279,9 +279,10 @@ final class NativeSocket implements AutoCloseable {
     }
 
     /**
-     * Compares a {@code struct sockaddr_in} or {@code sockaddr_in6} with a Java address. The JDK
-     * makes dual-stack IPv6 sockets where it can, which carry an IPv4 peer as {@code ::ffff:a.b.c.d}
-     * while the channel reports {@code a.b.c.d}.
+     * Compares a {@code struct sockaddr_in} or {@code sockaddr_in6} with a Java address. ofl opens
+     * IPv4 sockets for IPv4 addresses, but a channel opened otherwise (the JDK's default) is a
+     * dual-stack IPv6 socket, which carries an IPv4 peer as {@code ::ffff:a.b.c.d} while the channel
+     * reports {@code a.b.c.d}.
      */
     private static boolean same(MemorySegment sockaddr, InetSocketAddress expected) {
         int family = Short.toUnsignedInt(sockaddr.get(ValueLayout.JAVA_SHORT, 0));

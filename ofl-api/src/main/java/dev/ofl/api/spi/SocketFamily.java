@@ -17,7 +17,11 @@ final class SocketFamily {
     private SocketFamily() {
     }
 
-    /** A socket for connecting to {@code remote}, from {@code local} if that is not {@code null}. */
+    /**
+     * A socket for connecting to {@code remote}, from {@code local} if that is not {@code null}.
+     * Addresses of two families get the JDK's default socket, whose bind or connect then fails
+     * with the JDK's own message.
+     */
     static SocketChannel connecting(InetAddress remote, InetAddress local) throws IOException {
         return ipv4(remote) && (local == null || ipv4(local))
                 ? SocketChannel.open(StandardProtocolFamily.INET)

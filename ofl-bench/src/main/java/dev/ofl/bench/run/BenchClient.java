@@ -230,6 +230,9 @@ public final class BenchClient implements Callable<Integer> {
             throw new IllegalArgumentException("--repeats and --iterations must be at least 1, --warmup,"
                     + " --warmup-ms and --warmup-jit-quiet-ms at least 0, --timeout-ms at least 1");
         }
+        if (cadenceNs < 0) {
+            throw new IllegalArgumentException("--cadence must be 0 (a burst) or positive, was " + cadence);
+        }
         if (cpus.size() > 1 && cpus.size() != servers.size()) {
             throw new IllegalArgumentException("--cpu names " + cpus.size() + " CPUs for " + servers.size()
                     + " --server addresses; give one CPU for all links or one per link");

@@ -140,6 +140,7 @@ public final class Compare implements Callable<Integer> {
         peers.add(() -> runOfl("tcp", oflPort, sizes, OflVariant.DEFAULT));
         peers.add(() -> runOfl("tcp", oflPort + 4, sizes, OflVariant.PLATFORM_THREADS));
         peers.add(() -> runOfl("tcp", oflPort + 8, sizes, OflVariant.NIO_CALLS));
+        peers.add(() -> runOfl("tcp", oflPort + 20, sizes, OflVariant.NO_SPIN));
         if (rdma) {
             peers.add(() -> runOfl("rdma", oflPort + 12, sizes, OflVariant.DEFAULT));
             peers.add(() -> runOfl("rdma", oflPort + 16, sizes, OflVariant.PLATFORM_THREADS));
@@ -172,7 +173,8 @@ public final class Compare implements Callable<Integer> {
 
     /** The NIO peer's command: its wait option, its CPU if pinned, then {@code rest}. */
     private List<String> nio(String busy, int role, String... rest) {
-        List<String> args = new ArrayList<>(List.of("nio", busy));
+        // The JVM warms up for as long as ofl's client does.
+        List<String> args = new ArrayList<>(List.of("nio", busy, "--warmup-ms=" + warmupMs));
         args.addAll(pinned(List.of(), role, "--cpu="));
         args.addAll(List.of(rest));
         return java(args.toArray(String[]::new));
@@ -223,7 +225,13 @@ public final class Compare implements Callable<Integer> {
         PLATFORM_THREADS("blocking", List.of("--connection-threads", "platform"), List.of(), " platform-threads"),
         /** TCP busy polling through NIO channels instead of direct socket calls: what those calls save. */
         NIO_CALLS("busy", List.of("--property", "tcp.directSocketCalls=false"),
-                List.of("--property", "tcp.directSocketCalls=false"), " nio-calls");
+                List.of("--property", "tcp.directSocketCalls=false"), " nio-calls"),
+        /**
+         * TCP blocking with the server's spin before it parks turned off, as the C and NIO blocking
+         * peers never spin: the like-for-like blocking row. The default rows spin
+         * {@code tcp.blockingSpinMicros} (50 µs) first, which at 64 B keeps the server polling.
+         */
+        NO_SPIN("blocking", List.of("--property", "tcp.blockingSpinMicros=0"), List.of(), " no-spin");
 
         final String waits;
         final List<String> serverOptions;
@@ -489,7 +497,9 @@ public final class Compare implements Callable<Integer> {
                 + " rows: ofl-rdma p50 of the same wait mode / ibv_rc_pingpong usec/iter (one iteration = one"
                 + " round trip); alloc = heap bytes per request of the client/server threads, the most of any"
                 + " round (ofl rows; '-' on the server: a virtual thread); vs_nio = an ofl-tcp row's p50 / java-nio"
-                + " p50 of the same wait mode: what ofl adds to a plain JVM peer's round trip");
+                + " p50 of the same wait mode: what ofl adds to a plain JVM peer's round trip; ofl-tcp blocking rows:"
+                + " the server spins tcp.blockingSpinMicros (50 us) before it parks, the no-spin row does not (as"
+                + " c-tcp and java-nio blocking)");
         String format = "%-34s %10s %8s %12s %12s %12s %10s %12s %8s%n";
         out.printf(Locale.ROOT, format, "peer", "bytes", "rounds", "p50_us", "min_p50_us", "max_p50_us", "ratio",
                 "alloc_B", "vs_nio");

@@ -33,8 +33,11 @@ import picocli.CommandLine.Parameters;
  *
  * <pre>
  *   nio [--busy] [--cpu N] server ADDRESS PORT     (prints "ready PORT" once it listens)
- *   nio [--busy] [--cpu N] client ADDRESS PORT RESPONSE_BYTES ITERATIONS WARMUP
+ *   nio [--busy] [--cpu N] [--warmup-ms MS] client ADDRESS PORT RESPONSE_BYTES ITERATIONS WARMUP
  * </pre>
+ *
+ * <p>The client warms up for {@code WARMUP} requests and, with {@code --warmup-ms}, for at least that
+ * long: the JVM compiles the request path fully only after thousands of requests, as it does ofl's.
  */
 @Command(name = "nio", mixinStandardHelpOptions = true,
         description = "Plain Java NIO peer: 'nio [--busy] server ADDR PORT' or 'nio [--busy] client ADDR PORT BYTES ITER"
@@ -49,6 +52,10 @@ public final class NioPeer implements Callable<Integer> {
     @Option(names = "--cpu", paramLabel = "N", description = "Pin the thread that serves or calls to CPU N"
             + " (default: no pinning)")
     int cpu = -1;
+
+    @Option(names = "--warmup-ms", paramLabel = "MS", description = "Client: warm up for at least MS"
+            + " milliseconds as well as for the WARMUP requests (default: 0, the requests only)")
+    long warmupMs;
 
     @Parameters(index = "0", description = "server or client")
     String role;
@@ -168,47 +175,65 @@ public final class NioPeer implements Callable<Integer> {
     }
 
     private int client(InetSocketAddress at) throws IOException {
-        if (responseBytes < 0 || responseBytes > MAX_RESPONSE_BYTES || iterations < 1 || warmups < 0) {
+        if (responseBytes < 0 || responseBytes > MAX_RESPONSE_BYTES || iterations < 1 || warmups < 0 || warmupMs < 0) {
             System.err.println("nio client: response bytes must be 0.." + MAX_RESPONSE_BYTES
-                    + ", iterations at least 1, warm-up at least 0");
+                    + ", iterations at least 1, warm-up requests and milliseconds at least 0");
             return 2;
         }
         long[] rtt = new long[iterations];
         long mismatches = 0;
         long totalNs = 0;
+        long warmed = 0;
         try (SocketChannel channel = connect(at)) {
             tune(channel);
             ByteBuffer request = ByteBuffer.allocateDirect(REQUEST_BYTES).order(ByteOrder.LITTLE_ENDIAN);
             ByteBuffer response = ByteBuffer.allocateDirect((int) Math.max(1, responseBytes));
             MemorySegment received = MemorySegment.ofBuffer(response);
-            for (long it = 0; it < warmups + iterations; it++) {
-                request.clear();
-                request.putLong(0, responseBytes).putLong(Long.BYTES, it);
+            long warmEndNs = System.nanoTime() + warmupMs * 1_000_000;
+            // Warm-up: both the count and the time, whichever ends later.
+            for (long it = 0; it < warmups || System.nanoTime() - warmEndNs < 0; it++, warmed++) {
+                if (!exchange(channel, request, response, it)) {
+                    return 1;
+                }
+                mismatches += check(received, responseBytes, it);
+            }
+            for (int i = 0; i < iterations; i++) {
+                long it = warmed + i;
                 long t0 = System.nanoTime();
-                writeFully(channel, request);
-                if (!readFully(channel, response.clear().limit((int) responseBytes))) {
-                    System.err.println("nio client: the server closed the connection");
+                if (!exchange(channel, request, response, it)) {
                     return 1;
                 }
                 long t1 = System.nanoTime();
                 mismatches += check(received, responseBytes, it);
-                if (it >= warmups) {
-                    rtt[(int) (it - warmups)] = t1 - t0;
-                    totalNs += t1 - t0;
-                }
+                rtt[i] = t1 - t0;
+                totalNs += t1 - t0;
             }
         }
         Arrays.sort(rtt);
         double meanNs = (double) totalNs / iterations;
         out.printf(Locale.ROOT, "java-nio %s bytes=%-9d n=%d p50=%.1fus p99=%.1fus p99.9=%.1fus max=%.1fus"
-                + " MB/s=%.0f mismatches=%d%n", busy ? "busy" : "blocking", responseBytes, iterations, rtt[iterations / 2] / 1e3,
-                rtt[(int) ((long) iterations * 99 / 100)] / 1e3, rtt[(int) ((long) iterations * 999 / 1000)] / 1e3,
-                rtt[iterations - 1] / 1e3, responseBytes / (meanNs / 1e9) / 1e6, mismatches);
+                + " MB/s=%.0f mismatches=%d warmups=%d%n", busy ? "busy" : "blocking", responseBytes, iterations,
+                rtt[iterations / 2] / 1e3, rtt[(int) ((long) iterations * 99 / 100)] / 1e3,
+                rtt[(int) ((long) iterations * 999 / 1000)] / 1e3, rtt[iterations - 1] / 1e3,
+                responseBytes / (meanNs / 1e9) / 1e6, mismatches, warmed);
         return mismatches != 0 ? 1 : 0;
     }
 
     private static ProtocolFamily family(InetSocketAddress at) {
         return at.getAddress() instanceof Inet4Address ? StandardProtocolFamily.INET : StandardProtocolFamily.INET6;
+    }
+
+    /** Sends iteration {@code it}'s request and reads its whole response; false if the server closed. */
+    private boolean exchange(SocketChannel channel, ByteBuffer request, ByteBuffer response, long it)
+            throws IOException {
+        request.clear();
+        request.putLong(0, responseBytes).putLong(Long.BYTES, it);
+        writeFully(channel, request);
+        if (!readFully(channel, response.clear().limit((int) responseBytes))) {
+            System.err.println("nio client: the server closed the connection");
+            return false;
+        }
+        return true;
     }
 
     private static SocketChannel connect(InetSocketAddress at) throws IOException {

@@ -18,8 +18,8 @@ import org.HdrHistogram.HistogramLogWriter;
 /**
  * The run's outputs: the table on standard output and the JSON file. The JSON holds the
  * conditions, every block (with its percentiles, CPU and checks), every summary (percentiles
- * averaged over matching blocks), and the HdrHistogram log of every block, tagged {@code bN}
- * where N is the block's {@code index} and link in the {@code blocks} array.
+ * averaged over matching blocks), and the HdrHistogram log of every block, tagged
+ * {@code b<index>-<link>} with the block's {@code index} and {@code link} in the {@code blocks} array.
  */
 final class Report {
     /** Version of the JSON layout; raised when a field changes meaning or disappears. */

@@ -11,6 +11,8 @@ import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -99,7 +101,26 @@ class NioPeerTest {
         String line = clientOut.toString(StandardCharsets.UTF_8);
         assertEquals(0, client, line);
         assertTrue(line.startsWith("java-nio " + (busy ? "busy" : "blocking") + " bytes=1000 "), line);
-        assertTrue(line.contains("n=50 ") && line.contains("mismatches=0"), line);
+        assertTrue(line.contains("n=50 ") && line.contains("mismatches=0 warmups=5"), line);
         assertEquals(0, server.exit().get(60, TimeUnit.SECONDS), "the server ends cleanly when its client leaves");
+    }
+
+    /**
+     * With --warmup-ms the client warms up for that long as well as for its count (which compare
+     * relies on to warm the JVM as long as ofl's client), and every warm-up response is checked too.
+     */
+    @Test
+    void theClientWarmsUpForItsTimeAsWellAsItsCount() throws Exception {
+        NioServerRun server = NioServerRun.start(false);
+        ByteArrayOutputStream clientOut = new ByteArrayOutputStream();
+        int client = new CommandLine(new NioPeer(new PrintStream(clientOut, true, StandardCharsets.UTF_8)))
+                .execute("--warmup-ms=300", "client", "127.0.0.1", Integer.toString(server.port()), "64", "10", "2");
+        String line = clientOut.toString(StandardCharsets.UTF_8);
+        assertEquals(0, client, line);
+        Matcher warmups = Pattern.compile("mismatches=0 warmups=(\\d+)").matcher(line);
+        assertTrue(warmups.find(), line);
+        // 300 ms of loopback round trips are far more than the count of 2.
+        assertTrue(Long.parseLong(warmups.group(1)) > 2, line);
+        assertEquals(0, server.exit().get(60, TimeUnit.SECONDS));
     }
 }
