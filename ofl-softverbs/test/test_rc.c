@@ -458,14 +458,26 @@ static void *ack_later(void *arg)
     return NULL;
 }
 
-static void completion_channel_event_mode(void)
+// A pair whose b side's CQs report to a new completion channel; returns the channel, or NULL.
+static struct ibv_comp_channel *channel_pair_open(struct pair *p)
 {
     struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
-    REQUIRE(ch);
-    struct pair p;
+    if (!ch)
+        return NULL;
     struct t_ep_opts ob = default_ep;
     ob.channel = ch;
-    REQUIRE(pair_open(&p, NULL, &ob, NULL, NULL) == 0);
+    if (pair_open(p, NULL, &ob, NULL, NULL) != 0) {
+        ibv_destroy_comp_channel(ch);
+        return NULL;
+    }
+    return ch;
+}
+
+static void completion_channel_event_mode(void)
+{
+    struct pair p;
+    struct ibv_comp_channel *ch = channel_pair_open(&p);
+    REQUIRE(ch);
     for (int round = 0; round < 3; round++) {
         REQUIRE(ibv_req_notify_cq(p.b.rcq, 0) == 0);
         REQUIRE(t_post_recv(&p.b, (uint64_t)round, 0, 64) == 0);
@@ -516,12 +528,9 @@ static void an_event_waiters_last_poll_leaves_the_progress_thread_on_duty(void)
 {
     uint64_t (*window)(uint64_t) = (uint64_t (*)(uint64_t))dlsym(RTLD_DEFAULT, "softverbs_set_helper_window_ns");
     REQUIRE(window);
-    struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
-    REQUIRE(ch);
     struct pair p;
-    struct t_ep_opts ob = default_ep;
-    ob.channel = ch;
-    REQUIRE(pair_open(&p, NULL, &ob, NULL, NULL) == 0);
+    struct ibv_comp_channel *ch = channel_pair_open(&p);
+    REQUIRE(ch);
     uint64_t before = window(60ULL * 1000 * 1000 * 1000);
     for (int round = 0; round < 20 && !t_failed_now; round++) {
         REQUIRE(ibv_req_notify_cq(p.b.rcq, 0) == 0);
