@@ -1366,8 +1366,11 @@ static void *sv_progress_main(void *arg)
         sv.sleep_until_ns = next == SV_NS_INF ? SV_NS_INF - 1 : next;
         int epfd = sv.epfd;
         int kickfd = sv.kickfd;
-        bool helped = sv_now_ns() - __atomic_load_n(&sv.helper_ns, __ATOMIC_RELAXED)
-                      < __atomic_load_n(&sv_helper_window_ns, __ATOMIC_RELAXED);
+        // 0: no thread has helped yet (a monotonic clock can be younger than a stretched window,
+        // in a guest that has just booted).
+        uint64_t helper_ns = __atomic_load_n(&sv.helper_ns, __ATOMIC_RELAXED);
+        bool helped = helper_ns != 0
+                      && sv_now_ns() - helper_ns < __atomic_load_n(&sv_helper_window_ns, __ATOMIC_RELAXED);
         pthread_mutex_unlock(&sv.lock);
         if (helped) {
             // An application thread is busy-polling and moves the data itself: waking up for
