@@ -25,8 +25,10 @@ import picocli.CommandLine.Option;
 /**
  * Runs ofl and plain peers as separate processes on the same cases and prints their round trips
  * side by side with ofl/C ratios: the C TCP peer and the plain Java NIO peer (busy and blocking),
- * ofl TCP (busy and blocking, and blocking with the server's connections on platform threads), and
- * with {@code --rdma} ofl RDMA alike and perftest's {@code ib_send_lat} on the same verbs device.
+ * ofl TCP (busy and blocking; blocking with the server's connections on platform threads; busy
+ * through NIO channels instead of direct socket calls; blocking on virtual threads without the
+ * server's spin before it parks), and with a verbs device ofl RDMA alike, perftest's
+ * {@code ib_send_lat} and rdma-core's {@code ibv_rc_pingpong} on the same device.
  * Each peer runs {@code --rounds} times, the order reversed every other round; the table shows the
  * median p50 over the rounds.
  *
@@ -68,9 +70,9 @@ public final class Compare implements Callable<Integer> {
     @Option(names = "--rounds", description = "Runs of every peer; the median p50 is shown (default: ${DEFAULT-VALUE}).")
     int rounds = 3;
 
-    @Option(names = "--warmup-ms", paramLabel = "MS", description = "Warm-up of each ofl block before it is measured"
-            + " (default: ${DEFAULT-VALUE}): the JIT compiles the request path only after thousands of requests,"
-            + " later still while other processes load the machine.")
+    @Option(names = "--warmup-ms", paramLabel = "MS", description = "Warm-up of each ofl block, and of the Java NIO"
+            + " client, before it is measured (default: ${DEFAULT-VALUE}): the JIT compiles the request path only"
+            + " after thousands of requests, later still while other processes load the machine.")
     long warmupMs = 2000;
 
     @Option(names = "--warmup-jit-quiet-ms", paramLabel = "MS", description = "Then each ofl client warms up until its"
@@ -102,6 +104,12 @@ public final class Compare implements Callable<Integer> {
     private final Map<String, Long> bytesOf = new LinkedHashMap<>();
     /** ofl rows: the most heap bytes per request any round's client and server threads allocated. */
     private final Map<String, double[]> allocations = new LinkedHashMap<>();
+    /** Every round's response MB/s of a row: response bytes over the mean round trip. */
+    private final Map<String, List<Double>> throughputs = new LinkedHashMap<>();
+    /** ofl rows: every round's CPU nanoseconds per request, client thread and server (thread or process). */
+    private final Map<String, List<double[]>> cpuPerRequest = new LinkedHashMap<>();
+    /** ofl rows whose server CPU is the process's (a virtual-thread connection has no thread CPU time). */
+    private final Map<String, Boolean> serverProcessCpu = new LinkedHashMap<>();
     private final List<String> skipped = new ArrayList<>();
     private boolean failed;
 
@@ -173,7 +181,7 @@ public final class Compare implements Callable<Integer> {
 
     /** The NIO peer's command: its wait option, its CPU if pinned, then {@code rest}. */
     private List<String> nio(String busy, int role, String... rest) {
-        // The JVM warms up for as long as ofl's client does.
+        // As long as ofl's client: vs_nio would otherwise set compiled ofl against a partly compiled NIO loop.
         List<String> args = new ArrayList<>(List.of("nio", busy, "--warmup-ms=" + warmupMs));
         args.addAll(pinned(List.of(), role, "--cpu="));
         args.addAll(List.of(rest));
@@ -209,6 +217,8 @@ public final class Compare implements Callable<Integer> {
                     fail(name + " " + bytes + " B: " + m.group(8) + " mismatches");
                 }
                 record(name, bytes, Double.parseDouble(m.group(3)) * 1e3);
+                // The C and NIO peers print response bytes over their mean round trip.
+                recordThroughput(name, bytes, Double.parseDouble(m.group(7)));
             } catch (IOException | InterruptedException e) {
                 fail(name + " " + bytes + " B: " + e.getMessage());
             } finally {
@@ -227,9 +237,11 @@ public final class Compare implements Callable<Integer> {
         NIO_CALLS("busy", List.of("--property", "tcp.directSocketCalls=false"),
                 List.of("--property", "tcp.directSocketCalls=false"), " nio-calls"),
         /**
-         * TCP blocking with the server's spin before it parks turned off, as the C and NIO blocking
-         * peers never spin: the like-for-like blocking row. The default rows spin
-         * {@code tcp.blockingSpinMicros} (50 µs) first, which at 64 B keeps the server polling.
+         * TCP blocking on the default virtual threads with the server's spin before it parks turned
+         * off: every read parks and the JDK's poller wakes it. The default rows spin
+         * {@code tcp.blockingSpinMicros} (50 µs) first, which at 64 B keeps the server polling;
+         * platform threads never spin (the kernel wakes them from the read, as it wakes the C and
+         * NIO blocking peers), so the platform-threads row is the like-for-like one.
          */
         NO_SPIN("blocking", List.of("--property", "tcp.blockingSpinMicros=0"), List.of(), " no-spin");
 
@@ -286,6 +298,13 @@ public final class Compare implements Callable<Integer> {
                     record(peer, bytes, s.path("meanPercentilesNs").path("p50").asDouble());
                     recordAllocation(peer, bytes, s.path("clientThreadAllocatedBytesPerRequest").asDouble(Double.NaN),
                             s.path("serverThreadAllocatedBytesPerRequest").asDouble(Double.NaN));
+                    // Response bytes only, as the plain peers count (ofl-bench's own MB/s adds the request).
+                    recordThroughput(peer, bytes, bytes * 1e3 / s.path("meanNs").asDouble(Double.NaN));
+                    double serverThread = s.path("serverThreadCpuNsPerRequest").asDouble(Double.NaN);
+                    double serverProcess = s.path("serverProcessCpuNsPerRequest").asDouble(Double.NaN);
+                    boolean process = Double.isNaN(serverThread) && !Double.isNaN(serverProcess);
+                    recordCpu(peer, bytes, s.path("clientThreadCpuNsPerRequest").asDouble(Double.NaN),
+                            process ? serverProcess : serverThread, process);
                 }
             }
         } catch (IOException | InterruptedException e) {
@@ -447,6 +466,59 @@ public final class Compare implements Callable<Integer> {
                 (a, b) -> new double[] {largest(a[0], b[0]), largest(a[1], b[1])});
     }
 
+    /** Adds one round's response MB/s to a row ({@code NaN}: not measured, left out). */
+    void recordThroughput(String peer, long bytes, double megabytesPerSecond) {
+        if (!Double.isNaN(megabytesPerSecond)) {
+            throughputs.computeIfAbsent(peer + "|" + bytes, k -> new ArrayList<>()).add(megabytesPerSecond);
+        }
+    }
+
+    /**
+     * Adds one round's CPU per request to an ofl row: the client's calling thread and the server's
+     * connection thread, or the server process when {@code serverIsProcess} ({@code NaN}: unknown).
+     */
+    void recordCpu(String peer, long bytes, double clientNs, double serverNs, boolean serverIsProcess) {
+        String key = peer + "|" + bytes;
+        cpuPerRequest.computeIfAbsent(key, k -> new ArrayList<>()).add(new double[] {clientNs, serverNs});
+        serverProcessCpu.merge(key, serverIsProcess, Boolean::logicalOr);
+    }
+
+    /** A row's median response MB/s over its rounds, or {@code -}. */
+    String throughput(String key) {
+        List<Double> values = throughputs.get(key);
+        return values == null ? "-" : String.format(Locale.ROOT, "%.0f", median(values));
+    }
+
+    /** A row's median MB/s over the C peer's of the same wait mode and size, or {@code -}. */
+    String throughputRatio(String peer, long bytes) {
+        List<Double> own = throughputs.get(peer + "|" + bytes);
+        List<Double> c = throughputs.get("c-tcp " + waitOf(peer) + "|" + bytes);
+        return own == null || c == null ? "-" : String.format(Locale.ROOT, "%.2f", median(own) / median(c));
+    }
+
+    /**
+     * An ofl row's CPU per request as {@code client/server} microseconds, medians over the rounds
+     * that measured them; the server's is marked {@code p} when it is the process's.
+     */
+    String cpu(String key) {
+        List<double[]> rounds = cpuPerRequest.get(key);
+        if (rounds == null) {
+            return "-";
+        }
+        return medianMicros(rounds, 0) + "/" + medianMicros(rounds, 1)
+                + (serverProcessCpu.getOrDefault(key, false) ? "p" : "");
+    }
+
+    private static String medianMicros(List<double[]> rounds, int index) {
+        List<Double> known = new ArrayList<>();
+        for (double[] round : rounds) {
+            if (!Double.isNaN(round[index])) {
+                known.add(round[index]);
+            }
+        }
+        return known.isEmpty() ? "-" : String.format(Locale.ROOT, "%.1f", median(known) / 1e3);
+    }
+
     private static double largest(double a, double b) {
         return Double.isNaN(a) ? b : Double.isNaN(b) ? a : Math.max(a, b);
     }
@@ -497,12 +569,16 @@ public final class Compare implements Callable<Integer> {
                 + " rows: ofl-rdma p50 of the same wait mode / ibv_rc_pingpong usec/iter (one iteration = one"
                 + " round trip); alloc = heap bytes per request of the client/server threads, the most of any"
                 + " round (ofl rows; '-' on the server: a virtual thread); vs_nio = an ofl-tcp row's p50 / java-nio"
-                + " p50 of the same wait mode: what ofl adds to a plain JVM peer's round trip; ofl-tcp blocking rows:"
-                + " the server spins tcp.blockingSpinMicros (50 us) before it parks, the no-spin row does not (as"
-                + " c-tcp and java-nio blocking)");
-        String format = "%-34s %10s %8s %12s %12s %12s %10s %12s %8s%n";
+                + " p50 of the same wait mode: what ofl adds to a plain JVM peer's round trip; ofl-tcp blocking: the"
+                + " server's virtual threads spin tcp.blockingSpinMicros (50 us) before they park, the no-spin row's"
+                + " do not; platform threads never spin, as c-tcp and java-nio blocking: the like-for-like row");
+        out.println("# MB/s = response bytes / mean round trip, median of the rounds (every TCP and ofl row alike);"
+                + " MB/s_ratio = this row's / c-tcp's of the same wait mode; cpu_us = CPU per request of the"
+                + " client's calling thread / the server's connection thread (ofl rows; 'p': the server process's,"
+                + " for a virtual-thread connection), median of the rounds");
+        String format = "%-34s %10s %8s %12s %12s %12s %10s %10s %10s %12s %12s %8s%n";
         out.printf(Locale.ROOT, format, "peer", "bytes", "rounds", "p50_us", "min_p50_us", "max_p50_us", "ratio",
-                "alloc_B", "vs_nio");
+                "MB/s", "MB/s_ratio", "cpu_us", "alloc_B", "vs_nio");
         for (Map.Entry<String, List<Double>> e : p50s.entrySet()) {
             String peer = e.getKey().substring(0, e.getKey().indexOf('|'));
             long bytes = bytesOf.get(e.getKey());
@@ -525,7 +601,8 @@ public final class Compare implements Callable<Integer> {
             out.printf(Locale.ROOT, format, peer, bytes, e.getValue().size(), String.format(Locale.ROOT, "%.1f",
                     median / 1e3), String.format(Locale.ROOT, "%.1f", Collections.min(e.getValue()) / 1e3),
                     String.format(Locale.ROOT, "%.1f", Collections.max(e.getValue()) / 1e3), ratio,
-                    allocation(e.getKey()), nioRatio(peer, bytes));
+                    throughput(e.getKey()), throughputRatio(peer, bytes), cpu(e.getKey()), allocation(e.getKey()),
+                    nioRatio(peer, bytes));
         }
         for (String line : skipped) {
             out.println("# skipped: " + line);

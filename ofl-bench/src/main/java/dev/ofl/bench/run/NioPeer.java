@@ -40,8 +40,8 @@ import picocli.CommandLine.Parameters;
  * long: the JVM compiles the request path fully only after thousands of requests, as it does ofl's.
  */
 @Command(name = "nio", mixinStandardHelpOptions = true,
-        description = "Plain Java NIO peer: 'nio [--busy] server ADDR PORT' or 'nio [--busy] client ADDR PORT BYTES ITER"
-                + " WARMUP'.")
+        description = "Plain Java NIO peer: 'nio [--busy] server ADDR PORT' or 'nio [--busy] [--warmup-ms MS] client"
+                + " ADDR PORT BYTES ITER WARMUP'.")
 public final class NioPeer implements Callable<Integer> {
     private static final int REQUEST_BYTES = 64;
     private static final long MAX_RESPONSE_BYTES = 64L << 20;
@@ -190,7 +190,7 @@ public final class NioPeer implements Callable<Integer> {
             ByteBuffer response = ByteBuffer.allocateDirect((int) Math.max(1, responseBytes));
             MemorySegment received = MemorySegment.ofBuffer(response);
             long warmEndNs = System.nanoTime() + warmupMs * 1_000_000;
-            // Warm-up: both the count and the time, whichever ends later.
+            // Both the count and the time, whichever ends later: the JIT needs requests and time alike.
             for (long it = 0; it < warmups || System.nanoTime() - warmEndNs < 0; it++, warmed++) {
                 if (!exchange(channel, request, response, it)) {
                     return 1;

@@ -62,6 +62,30 @@ class NioPeerTest {
         assertEquals("-", compare.allocation("c-tcp busy|64"));
     }
 
+    /**
+     * MB/s and CPU per request are medians over the rounds that measured them; MB/s is also set
+     * against the C peer of the same wait mode, and a server's process CPU is marked 'p'.
+     */
+    @Test
+    void compareShowsMedianThroughputAndCpuPerRequest() {
+        Compare compare = new Compare();
+        compare.recordThroughput("c-tcp busy", 64, 10.0);
+        compare.recordThroughput("c-tcp busy", 64, 8.0);
+        compare.recordThroughput("c-tcp busy", 64, 9.0);
+        compare.recordThroughput("ofl-tcp busy", 64, 8.1);
+        compare.recordThroughput("ofl-tcp busy", 64, Double.NaN);
+        assertEquals("9", compare.throughput("c-tcp busy|64"));
+        assertEquals("0.90", compare.throughputRatio("ofl-tcp busy", 64), "a round that measured nothing is left out");
+        assertEquals("-", compare.throughputRatio("ofl-tcp blocking", 64), "no C row of that wait mode");
+        compare.recordCpu("ofl-tcp busy", 64, 8_000, 7_000, false);
+        compare.recordCpu("ofl-tcp busy", 64, 9_000, Double.NaN, false);
+        compare.recordCpu("ofl-tcp busy", 64, 10_000, 9_000, false);
+        assertEquals("9.0/8.0", compare.cpu("ofl-tcp busy|64"));
+        compare.recordCpu("ofl-tcp blocking", 64, 3_000, 20_000, true);
+        assertEquals("3.0/20.0p", compare.cpu("ofl-tcp blocking|64"));
+        assertEquals("-", compare.cpu("c-tcp busy|64"));
+    }
+
     /** An ofl TCP row is also set against the NIO peer of its own wait mode, medians over rounds. */
     @Test
     void oflTcpRowsAreSetAgainstTheNioPeerOfTheirWaitMode() {
@@ -106,8 +130,8 @@ class NioPeerTest {
     }
 
     /**
-     * With --warmup-ms the client warms up for that long as well as for its count (which compare
-     * relies on to warm the JVM as long as ofl's client), and every warm-up response is checked too.
+     * With --warmup-ms the client warms up for that long as well as for its count, which compare
+     * relies on to warm the JVM as long as ofl's client.
      */
     @Test
     void theClientWarmsUpForItsTimeAsWellAsItsCount() throws Exception {
