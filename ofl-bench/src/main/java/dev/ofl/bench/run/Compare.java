@@ -106,10 +106,8 @@ public final class Compare implements Callable<Integer> {
     private final Map<String, double[]> allocations = new LinkedHashMap<>();
     /** Every round's response MB/s of a row: response bytes over the mean round trip. */
     private final Map<String, List<Double>> throughputs = new LinkedHashMap<>();
-    /** ofl rows: every round's CPU nanoseconds per request, client thread and server (thread or process). */
+    /** ofl rows: every round's CPU nanoseconds per request: client thread, server thread, server process. */
     private final Map<String, List<double[]>> cpuPerRequest = new LinkedHashMap<>();
-    /** ofl rows whose server CPU is the process's (a virtual-thread connection has no thread CPU time). */
-    private final Map<String, Boolean> serverProcessCpu = new LinkedHashMap<>();
     private final List<String> skipped = new ArrayList<>();
     private boolean failed;
 
@@ -300,11 +298,9 @@ public final class Compare implements Callable<Integer> {
                             s.path("serverThreadAllocatedBytesPerRequest").asDouble(Double.NaN));
                     // Response bytes only, as the plain peers count (ofl-bench's own MB/s adds the request).
                     recordThroughput(peer, bytes, bytes * 1e3 / s.path("meanNs").asDouble(Double.NaN));
-                    double serverThread = s.path("serverThreadCpuNsPerRequest").asDouble(Double.NaN);
-                    double serverProcess = s.path("serverProcessCpuNsPerRequest").asDouble(Double.NaN);
-                    boolean process = Double.isNaN(serverThread) && !Double.isNaN(serverProcess);
                     recordCpu(peer, bytes, s.path("clientThreadCpuNsPerRequest").asDouble(Double.NaN),
-                            process ? serverProcess : serverThread, process);
+                            s.path("serverThreadCpuNsPerRequest").asDouble(Double.NaN),
+                            s.path("serverProcessCpuNsPerRequest").asDouble(Double.NaN));
                 }
             }
         } catch (IOException | InterruptedException e) {
@@ -439,12 +435,10 @@ public final class Compare implements Callable<Integer> {
      * {@code -}: the part of the round trip that ofl adds to a JVM's own.
      */
     String nioRatio(String peer, long bytes) {
-        List<Double> own = p50s.get(peer + "|" + bytes);
-        if (!peer.startsWith("ofl-tcp ") || own == null) {
+        if (!peer.startsWith("ofl-tcp ")) {
             return "-";
         }
-        List<Double> nio = p50s.get("java-nio " + waitOf(peer) + "|" + bytes);
-        return nio == null ? "-" : String.format(Locale.ROOT, "%.2f", median(own) / median(nio));
+        return ratio(p50s.get(peer + "|" + bytes), p50s.get("java-nio " + waitOf(peer) + "|" + bytes));
     }
 
     /** A row's wait mode, its second word: "ofl-tcp busy nio-calls", "c-tcp blocking". */
@@ -474,13 +468,12 @@ public final class Compare implements Callable<Integer> {
     }
 
     /**
-     * Adds one round's CPU per request to an ofl row: the client's calling thread and the server's
-     * connection thread, or the server process when {@code serverIsProcess} ({@code NaN}: unknown).
+     * Adds one round's CPU per request to an ofl row: the client's calling thread, the server's
+     * connection thread and the server process ({@code NaN}: unknown).
      */
-    void recordCpu(String peer, long bytes, double clientNs, double serverNs, boolean serverIsProcess) {
-        String key = peer + "|" + bytes;
-        cpuPerRequest.computeIfAbsent(key, k -> new ArrayList<>()).add(new double[] {clientNs, serverNs});
-        serverProcessCpu.merge(key, serverIsProcess, Boolean::logicalOr);
+    void recordCpu(String peer, long bytes, double clientNs, double serverThreadNs, double serverProcessNs) {
+        cpuPerRequest.computeIfAbsent(peer + "|" + bytes, k -> new ArrayList<>())
+                .add(new double[] {clientNs, serverThreadNs, serverProcessNs});
     }
 
     /** A row's median response MB/s over its rounds, or {@code -}. */
@@ -491,32 +484,37 @@ public final class Compare implements Callable<Integer> {
 
     /** A row's median MB/s over the C peer's of the same wait mode and size, or {@code -}. */
     String throughputRatio(String peer, long bytes) {
-        List<Double> own = throughputs.get(peer + "|" + bytes);
-        List<Double> c = throughputs.get("c-tcp " + waitOf(peer) + "|" + bytes);
-        return own == null || c == null ? "-" : String.format(Locale.ROOT, "%.2f", median(own) / median(c));
+        return ratio(throughputs.get(peer + "|" + bytes), throughputs.get("c-tcp " + waitOf(peer) + "|" + bytes));
+    }
+
+    /** The median of {@code values} over the median of {@code reference}, or {@code -} if either is missing. */
+    private static String ratio(List<Double> values, List<Double> reference) {
+        return values == null || reference == null ? "-"
+                : String.format(Locale.ROOT, "%.2f", median(values) / median(reference));
     }
 
     /**
      * An ofl row's CPU per request as {@code client/server} microseconds, medians over the rounds
-     * that measured them; the server's is marked {@code p} when it is the process's.
+     * that measured them; the server's as the bench table shows it ({@link Report#serverCpuMicros}).
      */
     String cpu(String key) {
         List<double[]> rounds = cpuPerRequest.get(key);
         if (rounds == null) {
             return "-";
         }
-        return medianMicros(rounds, 0) + "/" + medianMicros(rounds, 1)
-                + (serverProcessCpu.getOrDefault(key, false) ? "p" : "");
+        return Report.micros(knownMedian(rounds, 0)) + "/"
+                + Report.serverCpuMicros(knownMedian(rounds, 1), knownMedian(rounds, 2));
     }
 
-    private static String medianMicros(List<double[]> rounds, int index) {
+    /** The median of one field over the rounds that measured it, {@code NaN} if none did. */
+    private static double knownMedian(List<double[]> rounds, int field) {
         List<Double> known = new ArrayList<>();
         for (double[] round : rounds) {
-            if (!Double.isNaN(round[index])) {
-                known.add(round[index]);
+            if (!Double.isNaN(round[field])) {
+                known.add(round[field]);
             }
         }
-        return known.isEmpty() ? "-" : String.format(Locale.ROOT, "%.1f", median(known) / 1e3);
+        return known.isEmpty() ? Double.NaN : median(known);
     }
 
     private static double largest(double a, double b) {
@@ -592,12 +590,9 @@ public final class Compare implements Callable<Integer> {
                 reference = "c-tcp " + waitOf(peer);
             }
             List<Double> ref = p50s.get(reference + "|" + bytes);
-            String ratio = "-";
-            if (ref != null && (peer.startsWith("ib_send_lat") || peer.startsWith("ibv_rc_pingpong"))) {
-                ratio = String.format(Locale.ROOT, "%.2f", median(ref) / median);
-            } else if (ref != null) {
-                ratio = String.format(Locale.ROOT, "%.2f", median / median(ref));
-            }
+            // The reference tools' rows say what ofl takes over them: ofl is the numerator there.
+            String ratio = peer.startsWith("ib_send_lat") || peer.startsWith("ibv_rc_pingpong")
+                    ? ratio(ref, e.getValue()) : ratio(e.getValue(), ref);
             out.printf(Locale.ROOT, format, peer, bytes, e.getValue().size(), String.format(Locale.ROOT, "%.1f",
                     median / 1e3), String.format(Locale.ROOT, "%.1f", Collections.min(e.getValue()) / 1e3),
                     String.format(Locale.ROOT, "%.1f", Collections.max(e.getValue()) / 1e3), ratio,

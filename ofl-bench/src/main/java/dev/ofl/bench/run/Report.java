@@ -165,15 +165,22 @@ final class Report {
                 ? Long.toString((long) percentile) : Double.toString(percentile));
     }
 
-    /** The server connection thread's CPU per request, else (a virtual thread) the process's, marked p. */
     private static String serverCpu(Summary s) {
-        if (!Double.isNaN(s.serverThreadCpuNsPerRequest()) || Double.isNaN(s.serverProcessCpuNsPerRequest())) {
-            return micros(s.serverThreadCpuNsPerRequest());
-        }
-        return micros(s.serverProcessCpuNsPerRequest()) + "p";
+        return serverCpuMicros(s.serverThreadCpuNsPerRequest(), s.serverProcessCpuNsPerRequest());
     }
 
-    private static String micros(double ns) {
+    /**
+     * The server connection thread's CPU per request in microseconds, else (a virtual thread, which
+     * has no thread CPU time) the process's, marked {@code p}; {@code -} if neither is known.
+     */
+    static String serverCpuMicros(double threadNs, double processNs) {
+        if (!Double.isNaN(threadNs) || Double.isNaN(processNs)) {
+            return micros(threadNs);
+        }
+        return micros(processNs) + "p";
+    }
+
+    static String micros(double ns) {
         return Double.isNaN(ns) ? "-" : String.format(Locale.ROOT, "%.1f", ns / 1e3);
     }
 

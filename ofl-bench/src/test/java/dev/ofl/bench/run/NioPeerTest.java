@@ -77,11 +77,11 @@ class NioPeerTest {
         assertEquals("9", compare.throughput("c-tcp busy|64"));
         assertEquals("0.90", compare.throughputRatio("ofl-tcp busy", 64), "a round that measured nothing is left out");
         assertEquals("-", compare.throughputRatio("ofl-tcp blocking", 64), "no C row of that wait mode");
-        compare.recordCpu("ofl-tcp busy", 64, 8_000, 7_000, false);
-        compare.recordCpu("ofl-tcp busy", 64, 9_000, Double.NaN, false);
-        compare.recordCpu("ofl-tcp busy", 64, 10_000, 9_000, false);
+        compare.recordCpu("ofl-tcp busy", 64, 8_000, 7_000, 30_000);
+        compare.recordCpu("ofl-tcp busy", 64, 9_000, Double.NaN, Double.NaN);
+        compare.recordCpu("ofl-tcp busy", 64, 10_000, 9_000, 30_000);
         assertEquals("9.0/8.0", compare.cpu("ofl-tcp busy|64"));
-        compare.recordCpu("ofl-tcp blocking", 64, 3_000, 20_000, true);
+        compare.recordCpu("ofl-tcp blocking", 64, 3_000, Double.NaN, 20_000);
         assertEquals("3.0/20.0p", compare.cpu("ofl-tcp blocking|64"));
         assertEquals("-", compare.cpu("c-tcp busy|64"));
     }
