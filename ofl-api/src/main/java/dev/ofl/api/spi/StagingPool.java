@@ -21,8 +21,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * a connection whose responses keep their size gets the same extent back and its segment view can
  * be reused. Blocks are returned in any order and in any sub-range of an extent.
  *
- * <p>Thread-safe. {@link #reserve} and {@link #release} allocate nothing unless
- * {@code reserve} has to wait.
+ * <p>Thread-safe. {@link #tryReserve}, {@link #reserve} and {@link #release} allocate nothing
+ * unless {@code reserve} has to wait.
  */
 public final class StagingPool implements AutoCloseable {
     /** The unit of borrowing and returning. */
@@ -150,27 +150,14 @@ public final class StagingPool implements AutoCloseable {
      * @throws IllegalStateException if the pool was closed
      */
     public long reserve(long bytes, long preferredOffset, long deadlineNs) {
-        if (bytes < 1 || bytes > budgetBytes) {
-            throw new IllegalArgumentException("a staging extent of " + bytes + " bytes does not fit the budget of "
-                    + budgetBytes + " bytes");
-        }
-        int n = (int) blocksFor(bytes);
+        int n = blocksWithin(bytes);
         lock.lock();
         try {
             boolean waited = false;
             while (true) {
-                if (closed) {
-                    throw new IllegalStateException("the staging pool is closed");
-                }
-                int start = find(n, preferredOffset < 0 ? -1 : (int) (preferredOffset / BLOCK_BYTES));
-                if (start >= 0) {
-                    mark(start, n, true);
-                    if (memory == null) {
-                        allocateOrUndo(start, n);
-                    }
-                    inUseBytes += (long) n * BLOCK_BYTES;
-                    highWaterBytes = Math.max(highWaterBytes, inUseBytes);
-                    return (long) start * BLOCK_BYTES;
+                long at = take(n, preferredOffset);
+                if (at != NO_EXTENT) {
+                    return at;
                 }
                 long remainingNs = deadlineNs - clock.nanoTime();
                 if (remainingNs <= 0) {
@@ -192,6 +179,55 @@ public final class StagingPool implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Borrows a contiguous extent if one is free now, without waiting and without reading the
+     * clock: a server tries this first and computes a deadline for {@link #reserve} only when it
+     * must wait, so a request whose staging is free costs no clock read.
+     *
+     * @param bytes the extent's size, rounded up to whole blocks; at least 1 and at most the budget
+     * @param preferredOffset an offset to try first (the caller's previous extent), or a negative value
+     * @return the extent's offset in {@link #memory()}, a multiple of {@link #BLOCK_BYTES}, or
+     *     {@link #NO_EXTENT} if no extent of that size is free
+     * @throws IllegalArgumentException if {@code bytes} is not positive or exceeds the budget
+     * @throws OflException if the pool's memory could not be allocated, naming the budget and the fix
+     * @throws IllegalStateException if the pool was closed
+     */
+    public long tryReserve(long bytes, long preferredOffset) {
+        int n = blocksWithin(bytes);
+        lock.lock();
+        try {
+            return take(n, preferredOffset);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private int blocksWithin(long bytes) {
+        if (bytes < 1 || bytes > budgetBytes) {
+            throw new IllegalArgumentException("a staging extent of " + bytes + " bytes does not fit the budget of "
+                    + budgetBytes + " bytes");
+        }
+        return (int) blocksFor(bytes);
+    }
+
+    /** Marks {@code n} free blocks borrowed, the preferred ones if free; the lock is held. */
+    private long take(int n, long preferredOffset) {
+        if (closed) {
+            throw new IllegalStateException("the staging pool is closed");
+        }
+        int start = find(n, preferredOffset < 0 ? -1 : (int) (preferredOffset / BLOCK_BYTES));
+        if (start < 0) {
+            return NO_EXTENT;
+        }
+        mark(start, n, true);
+        if (memory == null) {
+            allocateOrUndo(start, n);
+        }
+        inUseBytes += (long) n * BLOCK_BYTES;
+        highWaterBytes = Math.max(highWaterBytes, inUseBytes);
+        return (long) start * BLOCK_BYTES;
     }
 
     private void allocateOrUndo(int start, int n) {

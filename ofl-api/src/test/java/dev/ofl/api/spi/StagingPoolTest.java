@@ -366,6 +366,27 @@ class StagingPoolTest {
     }
 
     @Test
+    void tryingToReserveNeitherWaitsNorReadsTheClock() {
+        NanoClock unread = () -> {
+            throw new AssertionError("tryReserve read the clock");
+        };
+        StagingPool pool = pool(4, new CountingMemory(), unread);
+        long first = pool.tryReserve(3L * BLOCK_BYTES, -1);
+        assertEquals(0, first);
+        assertEquals(NO_EXTENT, pool.tryReserve(2L * BLOCK_BYTES, -1), "two blocks are not free");
+        assertEquals(3L * BLOCK_BYTES, pool.tryReserve(1, -1), "the last block is");
+        assertEquals(0, pool.waits(), "a try that finds nothing does not wait");
+        assertEquals(0, pool.timeouts(), "and is not a timeout: the caller may still wait");
+        pool.release(first, 3L * BLOCK_BYTES);
+        assertEquals(BLOCK_BYTES, pool.tryReserve(2L * BLOCK_BYTES, BLOCK_BYTES), "the preferred offset first");
+        assertEquals(3L * BLOCK_BYTES, pool.inUseBytes());
+        assertThrows(IllegalArgumentException.class, () -> pool.tryReserve(0, -1));
+        assertThrows(IllegalArgumentException.class, () -> pool.tryReserve(5L * BLOCK_BYTES, -1));
+        pool.close();
+        assertThrows(IllegalStateException.class, () -> pool.tryReserve(1, -1));
+    }
+
+    @Test
     void anInterruptedReservationGivesUpKeepingTheInterrupt() {
         StagingPool pool = pool(1, new CountingMemory(), System::nanoTime);
         assertEquals(0, pool.reserve(BLOCK_BYTES, -1, System.nanoTime()));
