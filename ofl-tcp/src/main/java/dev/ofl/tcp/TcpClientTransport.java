@@ -55,8 +55,6 @@ final class TcpClientTransport implements ClientTransport {
     private final WaitMode waitMode;
     private final boolean directSocketCalls;
     private final Arena arena;
-    private final MemorySegment slots;
-    private final long slotBytes;
     private final ByteBuffer[] slotBuffers;
     private final MemorySegment rx;
     private final ByteBuffer rxBuffer;
@@ -84,8 +82,6 @@ final class TcpClientTransport implements ClientTransport {
         this.clock = config.clock();
         this.idle = config.idleStrategy();
         this.waitMode = config.waitMode();
-        this.slots = slots;
-        this.slotBytes = slotBytes;
         this.slotBuffers = new ByteBuffer[(int) (slots.byteSize() / slotBytes)];
         for (int i = 0; i < slotBuffers.length; i++) {
             slotBuffers[i] = slots.asSlice(i * slotBytes, slotBytes).asByteBuffer();
@@ -163,8 +159,8 @@ final class TcpClientTransport implements ClientTransport {
     }
 
     @Override
-    public void send(MemorySegment message, long length, ResponseSink sink) throws ProtocolException {
-        ByteBuffer out = slotBuffers[(int) ((message.address() - slots.address()) / slotBytes)];
+    public void send(int slot, MemorySegment message, long length, ResponseSink sink) throws ProtocolException {
+        ByteBuffer out = slotBuffers[slot];
         out.limit((int) length).position(0);
         try {
             write(message.address(), out, sink);

@@ -346,7 +346,7 @@ class TcpWireTest {
             connect(transport);
             MemorySegment slot = slots;
             OflConnectionException e = assertThrows(OflConnectionException.class,
-                    () -> transport.send(slot, slotBytes, new Sink(0)), mode.toString());
+                    () -> transport.send(0, slot, slotBytes, new Sink(0)), mode.toString());
             assertInstanceOf(IOException.class, e.getCause(), e::toString);
             assertTrue(e.getMessage().contains("the server has not read for PT0.2S (connectTimeout) while a request "
                     + "was being sent"), e.getMessage());
@@ -501,7 +501,7 @@ class TcpWireTest {
         writeFully(peer, wire, 0, wire.length);
         MemorySegment slot = slots;
         OflConnectionException e = assertThrows(OflConnectionException.class,
-                () -> transport.send(slot, slotBytes, sink));
+                () -> transport.send(0, slot, slotBytes, sink));
         assertTrue(e.getMessage().contains("the server has not read for PT1S (connectTimeout)"), e.getMessage());
         assertEquals(List.of(expectedCompletion(pieceBytes)), sink.completions, "read while the send stalled");
         assertPlaced(region, pieceBytes);

@@ -93,7 +93,7 @@ final class FakeClientTransport implements ClientTransport {
     }
 
     @Override
-    public void send(MemorySegment message, long length, ResponseSink sink) {
+    public void send(int slot, MemorySegment message, long length, ResponseSink sink) {
         if (faults.takeFailedPost()) {
             throw new OflConnectionException("posting a request failed: injected by FakeFaults.failPosts");
         }

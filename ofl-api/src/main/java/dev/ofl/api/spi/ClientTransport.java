@@ -71,13 +71,15 @@ public interface ClientTransport extends RequestEncoder.RangeAddressing {
      * Sends an encoded request. A transport that stalls may take what arrives meanwhile through
      * {@code sink}, so that pipelined traffic cannot deadlock.
      *
+     * @param slot the send slot's index: {@code message} starts {@code slot} slots into the memory
+     *     the factory was given (told, so that no transport divides to find it)
      * @param message the request's send slot, the message at offset zero
      * @param length the message's length
      * @param sink where arriving responses go
      * @throws OflConnectionException if sending failed
      * @throws ProtocolException if what arrived meanwhile broke the protocol
      */
-    void send(MemorySegment message, long length, ResponseSink sink) throws ProtocolException;
+    void send(int slot, MemorySegment message, long length, ResponseSink sink) throws ProtocolException;
 
     /**
      * Takes what arrived, without blocking, and hands it to {@code sink}.

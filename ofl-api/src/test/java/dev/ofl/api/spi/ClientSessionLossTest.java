@@ -99,7 +99,7 @@ class ClientSessionLossTest {
         }
 
         @Override
-        public void send(MemorySegment message, long length, ResponseSink sink) {
+        public void send(int slot, MemorySegment message, long length, ResponseSink sink) {
         }
 
         @Override

@@ -126,7 +126,7 @@ public class ClientEventsCostBenchmark {
         }
 
         @Override
-        public void send(MemorySegment message, long length, ResponseSink sink) {
+        public void send(int slot, MemorySegment message, long length, ResponseSink sink) {
             pendingSequence = sent.wrap(message, 0).sequence();
         }
 

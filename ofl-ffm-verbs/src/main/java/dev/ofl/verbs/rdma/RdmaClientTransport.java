@@ -76,7 +76,6 @@ final class RdmaClientTransport implements ClientTransport {
     /** The response header is copied here before it is checked: the ring stays remotely writable. */
     private final MemorySegment headerCopy;
     private final MessageHeader header = new MessageHeader();
-    private final long slotBytes;
     /** Per send slot: a REQUEST that describes its payload instead of carrying it. */
     private final MemorySegment announcements;
     private final MemorySegment[] announcementViews;
@@ -101,7 +100,6 @@ final class RdmaClientTransport implements ClientTransport {
         // Settings first: a bad property must fail before any memory is allocated.
         this.settings = RdmaSettings.from(config.properties());
         this.sendSlots = sendSlots;
-        this.slotBytes = slotBytes;
         this.arena = Arena.ofShared();
         try {
             this.ring = arena.allocate((long) RING_SLOT_BYTES * limits.maxInFlight(), 4096);
@@ -251,11 +249,11 @@ final class RdmaClientTransport implements ClientTransport {
     }
 
     @Override
-    public void send(MemorySegment message, long length, ResponseSink sink) {
+    public void send(int slot, MemorySegment message, long length, ResponseSink sink) {
         long payload = request.wrap(message, 0).payloadLength();
         int rc;
         if (inlineLimit != PayloadRead.NOT_NEGOTIATED && payload > inlineLimit) {
-            rc = announce(message, (int) payload);
+            rc = announce(slot, message, (int) payload);
         } else {
             rc = link.postSend(message.address(), ibv_wr_opcode.IBV_WR_SEND, true, message.address(), (int) length,
                     sendSlotsMr.lkey(), 0, 0, 0);
@@ -269,8 +267,8 @@ final class RdmaClientTransport implements ClientTransport {
      * Sends the header, a descriptor of the payload where it lies in the send slot, and the
      * ranges; the server reads the payload from there.
      */
-    private int announce(MemorySegment message, int payload) {
-        MemorySegment announcement = announcementViews[(int) ((message.address() - sendSlots.address()) / slotBytes)];
+    private int announce(int slot, MemorySegment message, int payload) {
+        MemorySegment announcement = announcementViews[slot];
         MemorySegment.copy(message, 0, announcement, 0, MessageHeader.LENGTH);
         request.wrap(announcement, 0).flags(PayloadRead.FLAG);
         RangeDescriptor.write(announcement, PayloadRead.DESCRIPTOR_OFFSET, message.address() + MessageHeader.LENGTH,
