@@ -494,6 +494,33 @@ public final class Compare implements Callable<Integer> {
     }
 
     /**
+     * A row's p50 against its reference's: the median's ratio ({@code best} false) or the best
+     * round's ({@code best} true). The reference is the C peer of the same wait mode, except for
+     * the reference tools' rows (ib_send_lat, ibv_rc_pingpong), which say what ofl RDMA takes over
+     * them: ofl is the numerator there.
+     */
+    String p50Ratio(String peer, long bytes, boolean best) {
+        List<Double> values = p50s.get(peer + "|" + bytes);
+        String reference;
+        boolean tool = peer.startsWith("ib_send_lat") || peer.startsWith("ibv_rc_pingpong");
+        if (peer.startsWith("ib_send_lat")) {
+            reference = "ofl-rdma busy";
+        } else if (peer.startsWith("ibv_rc_pingpong")) {
+            reference = "ofl-rdma " + (peer.endsWith("busy") ? "busy" : "blocking");
+        } else {
+            reference = "c-tcp " + waitOf(peer);
+        }
+        List<Double> ref = p50s.get(reference + "|" + bytes);
+        List<Double> numerator = tool ? ref : values;
+        List<Double> denominator = tool ? values : ref;
+        if (!best) {
+            return ratio(numerator, denominator);
+        }
+        return numerator == null || denominator == null ? "-" : String.format(Locale.ROOT, "%.2f",
+                Collections.min(numerator) / Collections.min(denominator));
+    }
+
+    /**
      * An ofl row's CPU per request as {@code client/server} microseconds, medians over the rounds
      * that measured them; the server's as the bench table shows it ({@link Report#serverCpuMicros}).
      */
@@ -570,34 +597,25 @@ public final class Compare implements Callable<Integer> {
                 + " p50 of the same wait mode: what ofl adds to a plain JVM peer's round trip; ofl-tcp blocking: the"
                 + " server's virtual threads spin tcp.blockingSpinMicros (50 us) before they park, the no-spin row's"
                 + " do not; platform threads never spin, as c-tcp and java-nio blocking: the like-for-like row");
+        out.println("# best_ratio = as ratio, of the rows' best rounds (smallest p50 over smallest p50): on a"
+                + " host whose speed shifts between levels for seconds to minutes, the medians of two rows may come"
+                + " from different levels, their best rounds from the fast one");
         out.println("# MB/s = response bytes / mean round trip, median of the rounds (every TCP and ofl row alike);"
                 + " MB/s_ratio = this row's / c-tcp's of the same wait mode; cpu_us = CPU per request of the"
                 + " client's calling thread / the server's connection thread (ofl rows; 'p': the server process's,"
                 + " for a virtual-thread connection), median of the rounds");
-        String format = "%-34s %10s %8s %12s %12s %12s %10s %10s %10s %12s %12s %8s%n";
+        String format = "%-34s %10s %8s %12s %12s %12s %10s %10s %10s %10s %12s %12s %8s%n";
         out.printf(Locale.ROOT, format, "peer", "bytes", "rounds", "p50_us", "min_p50_us", "max_p50_us", "ratio",
-                "MB/s", "MB/s_ratio", "cpu_us", "alloc_B", "vs_nio");
+                "best_ratio", "MB/s", "MB/s_ratio", "cpu_us", "alloc_B", "vs_nio");
         for (Map.Entry<String, List<Double>> e : p50s.entrySet()) {
             String peer = e.getKey().substring(0, e.getKey().indexOf('|'));
             long bytes = bytesOf.get(e.getKey());
             double median = median(e.getValue());
-            String reference;
-            if (peer.startsWith("ib_send_lat")) {
-                reference = "ofl-rdma busy";
-            } else if (peer.startsWith("ibv_rc_pingpong")) {
-                reference = "ofl-rdma " + (peer.endsWith("busy") ? "busy" : "blocking");
-            } else {
-                reference = "c-tcp " + waitOf(peer);
-            }
-            List<Double> ref = p50s.get(reference + "|" + bytes);
-            // The reference tools' rows say what ofl takes over them: ofl is the numerator there.
-            String ratio = peer.startsWith("ib_send_lat") || peer.startsWith("ibv_rc_pingpong")
-                    ? ratio(ref, e.getValue()) : ratio(e.getValue(), ref);
             out.printf(Locale.ROOT, format, peer, bytes, e.getValue().size(), String.format(Locale.ROOT, "%.1f",
                     median / 1e3), String.format(Locale.ROOT, "%.1f", Collections.min(e.getValue()) / 1e3),
-                    String.format(Locale.ROOT, "%.1f", Collections.max(e.getValue()) / 1e3), ratio,
-                    throughput(e.getKey()), throughputRatio(peer, bytes), cpu(e.getKey()), allocation(e.getKey()),
-                    nioRatio(peer, bytes));
+                    String.format(Locale.ROOT, "%.1f", Collections.max(e.getValue()) / 1e3),
+                    p50Ratio(peer, bytes, false), p50Ratio(peer, bytes, true), throughput(e.getKey()),
+                    throughputRatio(peer, bytes), cpu(e.getKey()), allocation(e.getKey()), nioRatio(peer, bytes));
         }
         for (String line : skipped) {
             out.println("# skipped: " + line);

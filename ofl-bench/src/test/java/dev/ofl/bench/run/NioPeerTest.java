@@ -103,6 +103,32 @@ class NioPeerTest {
         assertEquals("-", compare.nioRatio("ofl-tcp busy nio-calls", 4096), "no row of that size");
     }
 
+    /**
+     * A row's ratio to its reference, of the medians and of the best rounds: when the host's speed
+     * shifts between levels, the medians may come from different levels and the best rounds not.
+     * The reference tools' rows put ofl RDMA over the tool.
+     */
+    @Test
+    void compareSetsRowsAgainstTheirReferenceByMedianAndByBestRound() {
+        Compare compare = new Compare();
+        compare.record("c-tcp busy", 64, 7_700);
+        compare.record("c-tcp busy", 64, 7_600);
+        compare.record("c-tcp busy", 64, 7_800);
+        compare.record("ofl-tcp busy", 64, 12_300);
+        compare.record("ofl-tcp busy", 64, 8_400);
+        compare.record("ofl-tcp busy", 64, 12_000);
+        assertEquals("1.56", compare.p50Ratio("ofl-tcp busy", 64, false), "12.0 / 7.7: two slow rounds of three");
+        assertEquals("1.11", compare.p50Ratio("ofl-tcp busy", 64, true), "8.4 / 7.6");
+        compare.record("ofl-rdma busy", 64, 30_000);
+        compare.record("ofl-rdma busy", 64, 20_000);
+        compare.record("ib_send_lat 2x typical", 64, 12_500);
+        compare.record("ib_send_lat 2x typical", 64, 10_000);
+        assertEquals("2.22", compare.p50Ratio("ib_send_lat 2x typical", 64, false), "25.0 / 11.25: ofl over the tool");
+        assertEquals("2.00", compare.p50Ratio("ib_send_lat 2x typical", 64, true), "20.0 / 10.0");
+        assertEquals("-", compare.p50Ratio("ofl-tcp blocking", 64, true), "no row");
+        assertEquals("-", compare.p50Ratio("java-nio busy", 64, true), "no such row of its own");
+    }
+
     /** With --cpu every TCP peer's client and server get their CPU, each in its own command's form. */
     @Test
     void compareGivesEachRoleOfEveryPeerItsCpuOnlyWhenAsked() {
