@@ -9,6 +9,8 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -28,7 +30,13 @@ final class Report {
     private Report() {
     }
 
-    /** Prints the summaries, one line each, with the conditions above them. */
+    /** The percentiles of the by-link table, in its column order. */
+    private static final double[] BY_LINK_PERCENTILES = {50, 90, 99, 99.9};
+
+    /**
+     * Prints the summaries, one line each, with the conditions above them; with two links or more,
+     * then the same percentiles side by side per link ({@link #printByLink}).
+     */
     static void printTable(PrintStream out, Map<String, Object> conditions, List<Summary> summaries) {
         StringBuilder header = new StringBuilder("#");
         for (Map.Entry<String, Object> e : conditions.entrySet()) {
@@ -54,6 +62,45 @@ final class Report {
                     micros(s.clientThreadCpuNsPerRequest()), serverCpu(s),
                     number(s.clientThreadAllocatedBytesPerRequest()), number(s.serverThreadAllocatedBytesPerRequest()),
                     s.mismatches(), s.errors());
+        }
+        printByLink(out, summaries);
+    }
+
+    /**
+     * With two links or more, one row per case and variant with a column group per link, in the
+     * order the links were named: the links' percentiles side by side, as the seed's A/B columns
+     * set its two direct links against each other. Nothing with one link.
+     */
+    static void printByLink(PrintStream out, List<Summary> summaries) {
+        List<String> links = summaries.stream().map(Summary::link).distinct().toList();
+        if (links.size() < 2) {
+            return;
+        }
+        Map<List<String>, Map<String, Summary>> rows = new LinkedHashMap<>();
+        for (Summary s : summaries) {
+            rows.computeIfAbsent(List.of(s.testCase().name(), s.variant().label()), k -> new HashMap<>())
+                    .put(s.link(), s);
+        }
+        out.println("# by link: the percentiles above side by side, in us, a column group per link ('-': no such row"
+                + " for that link)");
+        StringBuilder head = new StringBuilder(String.format(Locale.ROOT, "%-14s %-40s", "case", "variant"));
+        for (String link : links) {
+            for (double p : BY_LINK_PERCENTILES) {
+                head.append(String.format(Locale.ROOT, " %10s", link + "_p" + (p == (long) p ? Long.toString((long) p)
+                        : Double.toString(p))));
+            }
+        }
+        out.println(head);
+        for (Map.Entry<List<String>, Map<String, Summary>> row : rows.entrySet()) {
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-14s %-40s", row.getKey().get(0),
+                    row.getKey().get(1)));
+            for (String link : links) {
+                Summary s = row.getValue().get(link);
+                for (double p : BY_LINK_PERCENTILES) {
+                    line.append(String.format(Locale.ROOT, " %10s", s == null ? "-" : micros(s.percentileNs(p))));
+                }
+            }
+            out.println(line);
         }
     }
 

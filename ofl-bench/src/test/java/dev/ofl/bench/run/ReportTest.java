@@ -12,6 +12,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -92,6 +93,37 @@ class ReportTest {
         assertTrue(lines.get(3).contains("tcp blocking req=copy resp=copy"), lines.get(3));
         assertTrue(lines.get(3).matches(".* 4\\.5 +0\\.0 +0 +0$"), "allocation per request: " + lines.get(3));
         assertTrue(lines.get(4).matches(".* 2\\.5 +0\\.0 +3 +0$"), lines.get(4));
+    }
+
+    /**
+     * With two links the same percentiles also stand side by side, one row per case and variant,
+     * a column group per link; one link prints no such table.
+     */
+    @Test
+    void twoLinksAlsoPrintTheirPercentilesSideBySide() {
+        List<BlockResult> blocks = new ArrayList<>(BLOCKS);
+        Histogram h = new Histogram(1, TimeUnit.MINUTES.toNanos(1), 3);
+        for (int i = 0; i < 100; i++) {
+            h.recordValue(40_000 + i);
+        }
+        blocks.add(new BlockResult("B", new Schedule.Block(0, CASE, IN_PLACE, 0), 20, h, 4_000_000, 1_000, 2_000,
+                3_000, 4_000, 0, 0, 0, 0));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        Report.printTable(new PrintStream(bytes, true, StandardCharsets.UTF_8), conditions(), Summary.of(blocks));
+        List<String> lines = bytes.toString(StandardCharsets.UTF_8).lines().toList();
+        int by = lines.indexOf(lines.stream().filter(l -> l.startsWith("# by link")).findFirst().orElseThrow());
+        assertTrue(lines.get(by + 1).matches("case +variant +A_p50 +A_p90 +A_p99 +A_p99\\.9 +B_p50 +B_p90 +B_p99"
+                + " +B_p99\\.9"), lines.get(by + 1));
+        assertEquals(by + 3, lines.size() - 1, "one row per case and variant");
+        // A's copy blocks took 10.00-10.10 and 12.00-12.10 us (each percentile averaged: 11.1), B's one
+        // in-place block 40.00-40.10 us; B has no copy row.
+        assertTrue(lines.get(by + 2).matches(".*req=copy resp=copy( +11\\.1){4}( +-){4}$"), lines.get(by + 2));
+        assertTrue(lines.get(by + 3).matches(".*req=inplace resp=copy( +21\\.1){4}( +40\\.1){4}$"),
+                lines.get(by + 3));
+
+        ByteArrayOutputStream one = new ByteArrayOutputStream();
+        Report.printTable(new PrintStream(one, true, StandardCharsets.UTF_8), conditions(), Summary.of(BLOCKS));
+        assertTrue(one.toString(StandardCharsets.UTF_8).lines().noneMatch(l -> l.startsWith("# by link")));
     }
 
     /** A server connection on a virtual thread has no thread CPU: the process's is shown, marked p. */
