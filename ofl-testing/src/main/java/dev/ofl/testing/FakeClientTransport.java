@@ -31,6 +31,8 @@ final class FakeClientTransport implements ClientTransport {
     private final FakeFaults faults;
     private final MessageHeader header = new MessageHeader();
     private final MemorySegment headerCopy = MemorySegment.ofArray(new byte[MessageHeader.LENGTH]);
+    private final MemorySegment slots;
+    private final long slotBytes;
     private FakeLink link;
     private SocketChannel socket;
     private volatile String lossReason;
@@ -38,6 +40,8 @@ final class FakeClientTransport implements ClientTransport {
     FakeClientTransport(ClientConfig config, MemorySegment slots, long slotBytes) {
         this.config = config;
         this.faults = FakeFaults.of(config.serviceName());
+        this.slots = slots;
+        this.slotBytes = slotBytes;
     }
 
     @Override
@@ -94,6 +98,11 @@ final class FakeClientTransport implements ClientTransport {
 
     @Override
     public void send(int slot, MemorySegment message, long length, ResponseSink sink) {
+        // The session names the slot so that no transport divides to find it: hold it to the message.
+        if (message.address() != slots.address() + slot * slotBytes) {
+            throw new IllegalStateException("send names slot " + slot + " for a message at offset "
+                    + (message.address() - slots.address()) + " of the send slots (" + slotBytes + " bytes each)");
+        }
         if (faults.takeFailedPost()) {
             throw new OflConnectionException("posting a request failed: injected by FakeFaults.failPosts");
         }

@@ -132,6 +132,34 @@ class ClientEngineTest {
         }
     }
 
+    /**
+     * With the oldest ticket late in the ring of four slots (three in flight and one spare), the
+     * newer tickets lie past the ring's end: each, awaited out of order, still finds its own slot.
+     */
+    @Test
+    void awaitsOutOfOrderFindTheirSlotsAcrossTheEndOfTheRing() {
+        start(config().build());
+        for (int i = 0; i < 3; i++) {
+            assertEquals(OflStatus.OK, client.await(submitEcho(i, 0), deadline(), completion));
+        }
+        long a = submitEcho(100, 0);
+        long b = submitEcho(200, 8);
+        long c = submitEcho(300, 16);
+        assertEquals(OflStatus.OK, client.await(c, deadline(), completion));
+        assertEquals(c, completion.ticket());
+        assertEquals(300, memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 16));
+        assertEquals(OflStatus.OK, client.await(b, deadline(), completion));
+        assertEquals(b, completion.ticket());
+        assertEquals(200, memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 8));
+        assertThrows(IllegalArgumentException.class, () -> client.await(c, deadline(), completion),
+                "awaited already, though the oldest is still outstanding");
+        assertThrows(IllegalArgumentException.class, () -> client.await(c + 1, deadline(), completion),
+                "never issued");
+        assertEquals(OflStatus.OK, client.await(a, deadline(), completion));
+        assertEquals(a, completion.ticket());
+        assertEquals(100, memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
+    }
+
     @Test
     void onlyOutstandingTicketsMayBeAwaited() {
         start(config().build());

@@ -34,8 +34,9 @@ import org.slf4j.LoggerFactory;
  * <p>Tickets number requests for the client's whole life; the wire sequence restarts at zero on
  * each connection (ticket = connection base + sequence). Slot {@code ticket % slots} holds a
  * request's send buffer, where its response goes and its outcome. The session keeps the slots of
- * its next, oldest and receiving tickets as it moves them, rather than dividing: a long division
- * costs tens of cycles, and a call made about ten. There is one slot more than may be in flight,
+ * its next, oldest and receiving tickets as it moves them rather than computing {@code ticket %
+ * slots} (a long division, tens of cycles) several times per call. There is one slot more than may
+ * be in flight,
  * so the slot {@link #requestPayload()} hands out never belongs to a request whose bytes a
  * transport may still read (an RDMA NIC may retransmit a SEND after submit returned).
  *
@@ -65,7 +66,8 @@ public final class ClientSession implements OflClient {
     private final MemorySegment[] messages;
     private final MemorySegment[] payloads;
     private final RangeCursor[] cursors;
-    private final long[] tickets;
+    /** How many slots the ring has. */
+    private final int slots;
     private final boolean[] done;
     private final boolean[] awaited;
     private final int[] statuses;
@@ -107,12 +109,11 @@ public final class ClientSession implements OflClient {
         this.clock = config.clock();
         this.idle = config.idleStrategy();
         this.waitMode = config.waitMode();
-        int slots = limits.maxInFlight() + 1;
+        this.slots = limits.maxInFlight() + 1;
         long slotBytes = (MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges()) + 63) & ~63L;
         this.messages = new MemorySegment[slots];
         this.payloads = new MemorySegment[slots];
         this.cursors = new RangeCursor[slots];
-        this.tickets = new long[slots];
         this.done = new boolean[slots];
         this.awaited = new boolean[slots];
         this.statuses = new int[slots];
@@ -128,7 +129,6 @@ public final class ClientSession implements OflClient {
                 messages[i] = memory.asSlice(i * slotBytes, slotBytes);
                 payloads[i] = messages[i].asSlice(MessageHeader.LENGTH, limits.maxRequestBytes());
                 cursors[i] = new RangeCursor();
-                tickets[i] = -1;
                 awaited[i] = true;
             }
             created = factory.create(config, memory, slotBytes);
@@ -157,7 +157,7 @@ public final class ClientSession implements OflClient {
 
     /** The slot after {@code slot}, round the ring. */
     private int after(int slot) {
-        return slot + 1 == tickets.length ? 0 : slot + 1;
+        return slot + 1 == slots ? 0 : slot + 1;
     }
 
     /**
@@ -171,7 +171,7 @@ public final class ClientSession implements OflClient {
             return -1;
         }
         int slot = oldestSlot + (int) distance;
-        return slot >= tickets.length ? slot - tickets.length : slot;
+        return slot >= slots ? slot - slots : slot;
     }
 
     // ---- OflClient
@@ -234,7 +234,6 @@ public final class ClientSession implements OflClient {
             cursor.add(ranges.offset(i), ranges.length(i), ranges.region(i).id());
         }
         capacities[slot] = ranges.totalLength();
-        tickets[slot] = nextTicket;
         done[slot] = false;
         awaited[slot] = false;
         events.submitted(slot, nextTicket, op, generation, payloadLength);
@@ -270,7 +269,7 @@ public final class ClientSession implements OflClient {
     private int awaitOwned(long ticket, long deadlineNs, Completion completion) {
         ensureOpen();
         int slot = slotOf(ticket);
-        if (slot < 0 || tickets[slot] != ticket || awaited[slot]) {
+        if (slot < 0 || awaited[slot]) {
             throw new IllegalArgumentException("ticket " + ticket + " is not outstanding (awaited already, dropped"
                     + " by a reconnect, or never issued)");
         }

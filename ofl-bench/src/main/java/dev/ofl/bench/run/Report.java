@@ -26,12 +26,11 @@ import org.HdrHistogram.HistogramLogWriter;
 final class Report {
     /** Version of the JSON layout; raised when a field changes meaning or disappears. */
     static final int JSON_VERSION = 1;
+    /** The percentiles of the by-link table, in its column order. */
+    private static final double[] BY_LINK_PERCENTILES = {50, 90, 99, 99.9};
 
     private Report() {
     }
-
-    /** The percentiles of the by-link table, in its column order. */
-    private static final double[] BY_LINK_PERCENTILES = {50, 90, 99, 99.9};
 
     /**
      * Prints the summaries, one line each, with the conditions above them; with two links or more,
@@ -71,7 +70,7 @@ final class Report {
      * order the links were named: the links' percentiles side by side, as the seed's A/B columns
      * set its two direct links against each other. Nothing with one link.
      */
-    static void printByLink(PrintStream out, List<Summary> summaries) {
+    private static void printByLink(PrintStream out, List<Summary> summaries) {
         List<String> links = summaries.stream().map(Summary::link).distinct().toList();
         if (links.size() < 2) {
             return;
@@ -81,13 +80,12 @@ final class Report {
             rows.computeIfAbsent(List.of(s.testCase().name(), s.variant().label()), k -> new HashMap<>())
                     .put(s.link(), s);
         }
-        out.println("# by link: the percentiles above side by side, in us, a column group per link ('-': no such row"
-                + " for that link)");
+        out.println("# by link: the percentiles above side by side, a column group per link ('-': no such row for"
+                + " that link)");
         StringBuilder head = new StringBuilder(String.format(Locale.ROOT, "%-14s %-40s", "case", "variant"));
         for (String link : links) {
             for (double p : BY_LINK_PERCENTILES) {
-                head.append(String.format(Locale.ROOT, " %10s", link + "_p" + (p == (long) p ? Long.toString((long) p)
-                        : Double.toString(p))));
+                head.append(String.format(Locale.ROOT, " %11s", link + "_" + percentileKey(p) + "_us"));
             }
         }
         out.println(head);
@@ -97,7 +95,7 @@ final class Report {
             for (String link : links) {
                 Summary s = row.getValue().get(link);
                 for (double p : BY_LINK_PERCENTILES) {
-                    line.append(String.format(Locale.ROOT, " %10s", s == null ? "-" : micros(s.percentileNs(p))));
+                    line.append(String.format(Locale.ROOT, " %11s", s == null ? "-" : micros(s.percentileNs(p))));
                 }
             }
             out.println(line);

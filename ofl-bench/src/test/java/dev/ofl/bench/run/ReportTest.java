@@ -112,8 +112,8 @@ class ReportTest {
         Report.printTable(new PrintStream(bytes, true, StandardCharsets.UTF_8), conditions(), Summary.of(blocks));
         List<String> lines = bytes.toString(StandardCharsets.UTF_8).lines().toList();
         int by = lines.indexOf(lines.stream().filter(l -> l.startsWith("# by link")).findFirst().orElseThrow());
-        assertTrue(lines.get(by + 1).matches("case +variant +A_p50 +A_p90 +A_p99 +A_p99\\.9 +B_p50 +B_p90 +B_p99"
-                + " +B_p99\\.9"), lines.get(by + 1));
+        assertTrue(lines.get(by + 1).matches("case +variant +A_p50_us +A_p90_us +A_p99_us +A_p99\\.9_us +B_p50_us +B_p90_us"
+                + " +B_p99_us +B_p99\\.9_us"), lines.get(by + 1));
         assertEquals(by + 3, lines.size() - 1, "one row per case and variant");
         // A's copy blocks took 10.00-10.10 and 12.00-12.10 us (each percentile averaged: 11.1), B's one
         // in-place block 40.00-40.10 us; B has no copy row.
