@@ -36,9 +36,8 @@ import org.slf4j.LoggerFactory;
  * request's send buffer, where its response goes and its outcome. The session keeps the slots of
  * its next, oldest and receiving tickets as it moves them rather than computing {@code ticket %
  * slots} (a long division, tens of cycles) several times per call. There is one slot more than may
- * be in flight,
- * so the slot {@link #requestPayload()} hands out never belongs to a request whose bytes a
- * transport may still read (an RDMA NIC may retransmit a SEND after submit returned).
+ * be in flight, so the slot {@link #requestPayload()} hands out never belongs to a request whose
+ * bytes a transport may still read (an RDMA NIC may retransmit a SEND after submit returned).
  *
  * <p>Memory: the send slots live in a shared arena owned by the session, so their addresses
  * survive reconnects; it is freed by {@link #close()} after the transport released everything,

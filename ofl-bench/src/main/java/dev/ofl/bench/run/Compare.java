@@ -17,6 +17,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
@@ -489,8 +490,13 @@ public final class Compare implements Callable<Integer> {
 
     /** The median of {@code values} over the median of {@code reference}, or {@code -} if either is missing. */
     private static String ratio(List<Double> values, List<Double> reference) {
+        return ratio(values, reference, Compare::median);
+    }
+
+    /** {@code of} the values over {@code of} the reference, or {@code -} if either is missing. */
+    private static String ratio(List<Double> values, List<Double> reference, ToDoubleFunction<List<Double>> of) {
         return values == null || reference == null ? "-"
-                : String.format(Locale.ROOT, "%.2f", median(values) / median(reference));
+                : String.format(Locale.ROOT, "%.2f", of.applyAsDouble(values) / of.applyAsDouble(reference));
     }
 
     /**
@@ -511,13 +517,7 @@ public final class Compare implements Callable<Integer> {
             reference = "c-tcp " + waitOf(peer);
         }
         List<Double> ref = p50s.get(reference + "|" + bytes);
-        List<Double> numerator = tool ? ref : values;
-        List<Double> denominator = tool ? values : ref;
-        if (!best) {
-            return ratio(numerator, denominator);
-        }
-        return numerator == null || denominator == null ? "-" : String.format(Locale.ROOT, "%.2f",
-                Collections.min(numerator) / Collections.min(denominator));
+        return ratio(tool ? ref : values, tool ? values : ref, best ? Collections::min : Compare::median);
     }
 
     /**

@@ -69,11 +69,8 @@ class NioPeerTest {
     @Test
     void compareShowsMedianThroughputAndCpuPerRequest() {
         Compare compare = new Compare();
-        compare.recordThroughput("c-tcp busy", 64, 10.0);
-        compare.recordThroughput("c-tcp busy", 64, 8.0);
-        compare.recordThroughput("c-tcp busy", 64, 9.0);
-        compare.recordThroughput("ofl-tcp busy", 64, 8.1);
-        compare.recordThroughput("ofl-tcp busy", 64, Double.NaN);
+        throughputs(compare, "c-tcp busy", 10.0, 8.0, 9.0);
+        throughputs(compare, "ofl-tcp busy", 8.1, Double.NaN);
         assertEquals("9", compare.throughput("c-tcp busy|64"));
         assertEquals("0.90", compare.throughputRatio("ofl-tcp busy", 64), "a round that measured nothing is left out");
         assertEquals("-", compare.throughputRatio("ofl-tcp blocking", 64), "no C row of that wait mode");
@@ -90,13 +87,11 @@ class NioPeerTest {
     @Test
     void oflTcpRowsAreSetAgainstTheNioPeerOfTheirWaitMode() {
         Compare compare = new Compare();
-        compare.record("java-nio busy", 64, 8_000);
-        compare.record("java-nio busy", 64, 12_000);
-        compare.record("java-nio busy", 64, 9_000);
-        compare.record("java-nio blocking", 64, 50_000);
-        compare.record("ofl-tcp busy nio-calls", 64, 9_900);
-        compare.record("ofl-tcp blocking", 64, 20_000);
-        compare.record("c-tcp busy", 64, 7_000);
+        p50s(compare, "java-nio busy", 8_000, 12_000, 9_000);
+        p50s(compare, "java-nio blocking", 50_000);
+        p50s(compare, "ofl-tcp busy nio-calls", 9_900);
+        p50s(compare, "ofl-tcp blocking", 20_000);
+        p50s(compare, "c-tcp busy", 7_000);
         assertEquals("1.10", compare.nioRatio("ofl-tcp busy nio-calls", 64));
         assertEquals("0.40", compare.nioRatio("ofl-tcp blocking", 64));
         assertEquals("-", compare.nioRatio("c-tcp busy", 64));
@@ -111,22 +106,30 @@ class NioPeerTest {
     @Test
     void compareSetsRowsAgainstTheirReferenceByMedianAndByBestRound() {
         Compare compare = new Compare();
-        compare.record("c-tcp busy", 64, 7_700);
-        compare.record("c-tcp busy", 64, 7_600);
-        compare.record("c-tcp busy", 64, 7_800);
-        compare.record("ofl-tcp busy", 64, 12_300);
-        compare.record("ofl-tcp busy", 64, 8_400);
-        compare.record("ofl-tcp busy", 64, 12_000);
+        p50s(compare, "c-tcp busy", 7_700, 7_600, 7_800);
+        p50s(compare, "ofl-tcp busy", 12_300, 8_400, 12_000);
         assertEquals("1.56", compare.p50Ratio("ofl-tcp busy", 64, false), "12.0 / 7.7: two slow rounds of three");
         assertEquals("1.11", compare.p50Ratio("ofl-tcp busy", 64, true), "8.4 / 7.6");
-        compare.record("ofl-rdma busy", 64, 30_000);
-        compare.record("ofl-rdma busy", 64, 20_000);
-        compare.record("ib_send_lat 2x typical", 64, 12_500);
-        compare.record("ib_send_lat 2x typical", 64, 10_000);
+        p50s(compare, "ofl-rdma busy", 30_000, 20_000);
+        p50s(compare, "ib_send_lat 2x typical", 12_500, 10_000);
         assertEquals("2.22", compare.p50Ratio("ib_send_lat 2x typical", 64, false), "25.0 / 11.25: ofl over the tool");
         assertEquals("2.00", compare.p50Ratio("ib_send_lat 2x typical", 64, true), "20.0 / 10.0");
         assertEquals("-", compare.p50Ratio("ofl-tcp blocking", 64, true), "no row");
         assertEquals("-", compare.p50Ratio("java-nio busy", 64, true), "no such row of its own");
+    }
+
+    /** Records one round's 64-byte p50 per value, in nanoseconds. */
+    private static void p50s(Compare compare, String peer, double... nanos) {
+        for (double p50 : nanos) {
+            compare.record(peer, 64, p50);
+        }
+    }
+
+    /** Records one round's 64-byte MB/s per value ({@code NaN}: a round that measured none). */
+    private static void throughputs(Compare compare, String peer, double... megabytesPerSecond) {
+        for (double value : megabytesPerSecond) {
+            compare.recordThroughput(peer, 64, value);
+        }
     }
 
     /** With --cpu every TCP peer's client and server get their CPU, each in its own command's form. */
@@ -145,11 +148,8 @@ class NioPeerTest {
     @ValueSource(booleans = {true, false})
     void serverAndClientExchangeCheckedResponsesInEitherMode(boolean busy) throws Exception {
         NioServerRun server = NioServerRun.start(busy);
-        ByteArrayOutputStream clientOut = new ByteArrayOutputStream();
-        int client = new CommandLine(new NioPeer(new PrintStream(clientOut, true, StandardCharsets.UTF_8)))
-                .execute("--busy=" + busy, "client", "127.0.0.1", Integer.toString(server.port()), "1000", "50", "5");
-        String line = clientOut.toString(StandardCharsets.UTF_8);
-        assertEquals(0, client, line);
+        String line = runClient("--busy=" + busy, "client", "127.0.0.1", Integer.toString(server.port()), "1000", "50",
+                "5");
         assertTrue(line.startsWith("java-nio " + (busy ? "busy" : "blocking") + " bytes=1000 "), line);
         assertTrue(line.contains("n=50 ") && line.contains("mismatches=0 warmups=5"), line);
         assertEquals(0, server.exit().get(60, TimeUnit.SECONDS), "the server ends cleanly when its client leaves");
@@ -162,15 +162,21 @@ class NioPeerTest {
     @Test
     void theClientWarmsUpForItsTimeAsWellAsItsCount() throws Exception {
         NioServerRun server = NioServerRun.start(false);
-        ByteArrayOutputStream clientOut = new ByteArrayOutputStream();
-        int client = new CommandLine(new NioPeer(new PrintStream(clientOut, true, StandardCharsets.UTF_8)))
-                .execute("--warmup-ms=300", "client", "127.0.0.1", Integer.toString(server.port()), "64", "10", "2");
-        String line = clientOut.toString(StandardCharsets.UTF_8);
-        assertEquals(0, client, line);
+        String line = runClient("--warmup-ms=300", "client", "127.0.0.1", Integer.toString(server.port()), "64", "10",
+                "2");
         Matcher warmups = Pattern.compile("mismatches=0 warmups=(\\d+)").matcher(line);
         assertTrue(warmups.find(), line);
         // 300 ms of loopback round trips are far more than the count of 2.
         assertTrue(Long.parseLong(warmups.group(1)) > 2, line);
         assertEquals(0, server.exit().get(60, TimeUnit.SECONDS));
+    }
+
+    /** Runs the NIO client with {@code args}, asserts it exited 0, and returns what it printed. */
+    private static String runClient(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int exit = new CommandLine(new NioPeer(new PrintStream(out, true, StandardCharsets.UTF_8))).execute(args);
+        String printed = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, exit, printed);
+        return printed;
     }
 }
