@@ -31,7 +31,8 @@ import picocli.CommandLine.Option;
  * server's spin before it parks), and with a verbs device ofl RDMA alike, perftest's
  * {@code ib_send_lat} and rdma-core's {@code ibv_rc_pingpong} on the same device.
  * Each peer runs {@code --rounds} times, the order reversed every other round; the table shows the
- * median p50 over the rounds.
+ * median p50 over the rounds. Each ofl TCP client also runs between two runs of the C peer in its
+ * wait modes, so that every round gives a ratio of runs seconds apart, not minutes.
  *
  * <p>Every server does the same work per request: it writes every byte of the response, a pattern
  * of the iteration, and sends it (the ofl handler writes it in place into the response buffer, the
@@ -107,6 +108,11 @@ public final class Compare implements Callable<Integer> {
     private final Map<String, double[]> allocations = new LinkedHashMap<>();
     /** Every round's response MB/s of a row: response bytes over the mean round trip. */
     private final Map<String, List<Double>> throughputs = new LinkedHashMap<>();
+    /**
+     * ofl TCP rows: every round's p50 over the mean p50 of the two C peer runs of its wait mode
+     * right before and right after its client.
+     */
+    private final Map<String, List<Double>> pairedRatios = new LinkedHashMap<>();
     /** ofl rows: every round's CPU nanoseconds per request: client thread, server thread, server process. */
     private final Map<String, List<double[]>> cpuPerRequest = new LinkedHashMap<>();
     private final List<String> skipped = new ArrayList<>();
@@ -129,12 +135,12 @@ public final class Compare implements Callable<Integer> {
             return 2;
         }
         for (String mode : List.of("busy", "blocking")) {
-            int p = nextPort[0]++;
-            // The C peer takes its CPU as a last, optional argument.
-            peers.add(() -> runPeerPair("c-tcp " + mode, pinned(List.of(cPeer.toString(), "server", address,
-                    Integer.toString(p), mode), SERVER, ""), sizes, (bytes, n, w) -> pinned(List.of(cPeer.toString(),
-                    "client", address, Integer.toString(p), mode, Long.toString(bytes), Integer.toString(n),
-                    Integer.toString(w)), CLIENT, ""), false));
+            nextPort[0]++;
+            peers.add(() -> {
+                for (long bytes : sizes) {
+                    runC(mode, bytes, true);
+                }
+            });
         }
         for (String mode : List.of("busy", "blocking")) {
             int p = nextPort[0]++;
@@ -199,31 +205,79 @@ public final class Compare implements Callable<Integer> {
     private void runPeerPair(String name, List<String> serverCommand, List<Long> sizes, ClientCommand client,
             boolean serverPrintsReady) {
         for (long bytes : sizes) {
-            Process server = null;
-            try {
-                server = start(serverCommand);
-                if (serverPrintsReady) {
-                    awaitLine(server, "ready");
-                }
-                int n = iterationsFor(bytes);
-                String output = runToEnd(client.of(bytes, n, Math.max(20, n / 10)));
-                Matcher m = PEER_LINE.matcher(output);
-                if (!m.find()) {
-                    fail(name + " " + bytes + " B: no result line in: " + output.strip());
-                    continue;
-                }
-                if (Long.parseLong(m.group(8)) != 0) {
-                    fail(name + " " + bytes + " B: " + m.group(8) + " mismatches");
-                }
-                record(name, bytes, Double.parseDouble(m.group(3)) * 1e3);
+            runPair(name, serverCommand, bytes, client, serverPrintsReady, true);
+        }
+    }
+
+    /**
+     * Runs the C peer once in {@code mode} on {@code bytes}: a round of its row ({@code row} true),
+     * or a run that brackets an ofl TCP client (recorded by the caller alone).
+     *
+     * @return the run's p50 in nanoseconds, or {@code null} if it failed (and the run is failed)
+     */
+    private Double runC(String mode, long bytes, boolean row) {
+        // The C peer takes its CPU as a last, optional argument.
+        String p = Integer.toString(port + (mode.equals("busy") ? 0 : 1));
+        return runPair("c-tcp " + mode, pinned(List.of(cPeer.toString(), "server", address, p, mode), SERVER, ""),
+                bytes, (b, n, w) -> pinned(List.of(cPeer.toString(), "client", address, p, mode, Long.toString(b),
+                        Integer.toString(n), Integer.toString(w)), CLIENT, ""), false, row);
+    }
+
+    /**
+     * Runs a plain peer's server and client on {@code bytes} and, if {@code row}, records the
+     * round in the row {@code name}.
+     *
+     * @return the run's p50 in nanoseconds, or {@code null} if it failed (and the run is failed)
+     */
+    private Double runPair(String name, List<String> serverCommand, long bytes, ClientCommand client,
+            boolean serverPrintsReady, boolean row) {
+        Process server = null;
+        try {
+            server = start(serverCommand);
+            if (serverPrintsReady) {
+                awaitLine(server, "ready");
+            }
+            int n = iterationsFor(bytes);
+            String output = runToEnd(client.of(bytes, n, Math.max(20, n / 10)));
+            Matcher m = PEER_LINE.matcher(output);
+            if (!m.find()) {
+                fail(name + " " + bytes + " B: no result line in: " + output.strip());
+                return null;
+            }
+            if (Long.parseLong(m.group(8)) != 0) {
+                fail(name + " " + bytes + " B: " + m.group(8) + " mismatches");
+                return null;
+            }
+            double p50 = Double.parseDouble(m.group(3)) * 1e3;
+            if (row) {
+                record(name, bytes, p50);
                 // The C and NIO peers print response bytes over their mean round trip.
                 recordThroughput(name, bytes, Double.parseDouble(m.group(7)));
-            } catch (IOException | InterruptedException e) {
-                fail(name + " " + bytes + " B: " + e.getMessage());
-            } finally {
-                stop(server);
+            }
+            return p50;
+        } catch (IOException | InterruptedException e) {
+            fail(name + " " + bytes + " B: " + e.getMessage());
+            return null;
+        } finally {
+            stop(server);
+        }
+    }
+
+    /**
+     * Runs the C peer once in each of {@code waits} (in that order) on {@code bytes}: the runs
+     * that bracket an ofl TCP client.
+     *
+     * @return each wait mode's p50 in nanoseconds; a failed run's is missing
+     */
+    private Map<String, Double> bracket(List<String> waits, long bytes) {
+        Map<String, Double> p50 = new LinkedHashMap<>();
+        for (String wait : waits) {
+            Double value = runC(wait, bytes, false);
+            if (value != null) {
+                p50.put(wait, value);
             }
         }
+        return p50;
     }
 
     /** How an ofl peer runs besides its backend: its wait modes, the options both ends add, its rows' label. */
@@ -267,8 +321,8 @@ public final class Compare implements Callable<Integer> {
                     Integer.toString(basePort), "--backend", backend, "--wait", waits));
             serverCommand.addAll(variant.serverOptions);
             // RDMA runs unpinned, as its reference tools do (they have no option for it).
-            boolean pin = backend.equals("tcp");
-            if (pin) {
+            boolean tcp = backend.equals("tcp");
+            if (tcp) {
                 serverCommand.addAll(pinned(List.of(), SERVER, "--cpu="));
             }
             server = start(serverCommand);
@@ -283,18 +337,26 @@ public final class Compare implements Callable<Integer> {
                         Integer.toString(Math.max(20, n / 10)), "--warmup-ms", Long.toString(warmupMs), "--warmup-jit-quiet-ms",
                         Long.toString(warmupJitQuietMs), "--json", json.toString()));
                 clientCommand.addAll(variant.clientOptions);
-                if (pin) {
+                if (tcp) {
                     clientCommand.addAll(pinned(List.of(), CLIENT, "--cpu="));
                 }
+                // The C peer runs right before and right after an ofl TCP client, in its wait modes
+                // and then in reverse (as the client's blocks run A B B A), for the paired ratio.
+                List<String> waitModes = List.of(waits.split(","));
+                Map<String, Double> before = tcp ? bracket(waitModes, bytes) : Map.of();
                 String output = runToEnd(clientCommand);
+                Map<String, Double> after = tcp ? bracket(waitModes.reversed(), bytes) : Map.of();
                 JsonNode root = new ObjectMapper().readTree(json.toFile());
                 Files.deleteIfExists(json);
                 if (root.path("badChecks").asLong(-1) != 0 || root.path("errors").asLong(-1) != 0) {
                     fail("ofl " + backend + suffix + " " + bytes + " B: bad checks or errors:\n" + output);
                 }
                 for (JsonNode s : root.path("summaries")) {
-                    String peer = "ofl-" + backend + " " + s.path("wait").asText() + suffix;
-                    record(peer, bytes, s.path("meanPercentilesNs").path("p50").asDouble());
+                    String wait = s.path("wait").asText();
+                    String peer = "ofl-" + backend + " " + wait + suffix;
+                    double p50 = s.path("meanPercentilesNs").path("p50").asDouble();
+                    record(peer, bytes, p50);
+                    recordPaired(peer, bytes, p50, before.get(wait), after.get(wait));
                     recordAllocation(peer, bytes, s.path("clientThreadAllocatedBytesPerRequest").asDouble(Double.NaN),
                             s.path("serverThreadAllocatedBytesPerRequest").asDouble(Double.NaN));
                     // Response bytes only, as the plain peers count (ofl-bench's own MB/s adds the request).
@@ -455,6 +517,27 @@ public final class Compare implements Callable<Integer> {
         log.printf(Locale.ROOT, "compare: %s %d B p50 %.1f us%n", peer, bytes, p50Ns / 1e3);
     }
 
+    /**
+     * Adds one round's paired ratio to an ofl TCP row: its p50 over the mean of the C peer's p50s
+     * of the same wait mode and size, run right before and right after its client. Nothing is
+     * added if either C run failed ({@code null}).
+     */
+    void recordPaired(String peer, long bytes, double p50Ns, Double cBeforeNs, Double cAfterNs) {
+        if (cBeforeNs == null || cAfterNs == null) {
+            return;
+        }
+        double ratio = p50Ns / ((cBeforeNs + cAfterNs) / 2);
+        pairedRatios.computeIfAbsent(peer + "|" + bytes, k -> new ArrayList<>()).add(ratio);
+        log.printf(Locale.ROOT, "compare: %s %d B paired: c-tcp p50 %.1f us before, %.1f us after: ratio %.2f%n",
+                peer, bytes, cBeforeNs / 1e3, cAfterNs / 1e3, ratio);
+    }
+
+    /** A row's median paired ratio over its rounds, or {@code -} (not an ofl TCP row, or no pair). */
+    String pairedRatio(String key) {
+        List<Double> values = pairedRatios.get(key);
+        return values == null ? "-" : String.format(Locale.ROOT, "%.2f", median(values));
+    }
+
     /** Keeps the largest allocation per request of any round that measured it ({@code NaN}: unknown). */
     void recordAllocation(String peer, long bytes, double clientBytes, double serverBytes) {
         allocations.merge(peer + "|" + bytes, new double[] {clientBytes, serverBytes},
@@ -604,9 +687,12 @@ public final class Compare implements Callable<Integer> {
                 + " MB/s_ratio = this row's / c-tcp's of the same wait mode; cpu_us = CPU per request of the"
                 + " client's calling thread / the server's connection thread (ofl rows; 'p': the server process's,"
                 + " for a virtual-thread connection), median of the rounds");
-        String format = "%-34s %10s %8s %12s %12s %12s %10s %10s %10s %10s %12s %12s %8s%n";
+        out.println("# paired_ratio = ofl-tcp rows: each round's p50 / the mean p50 of the c-tcp runs of the same"
+                + " wait mode right before and right after its client (seconds apart, not minutes), median of the"
+                + " rounds: the two sides of a pair mostly share a level");
+        String format = "%-34s %10s %8s %12s %12s %12s %10s %10s %12s %10s %10s %12s %12s %8s%n";
         out.printf(Locale.ROOT, format, "peer", "bytes", "rounds", "p50_us", "min_p50_us", "max_p50_us", "ratio",
-                "best_ratio", "MB/s", "MB/s_ratio", "cpu_us", "alloc_B", "vs_nio");
+                "best_ratio", "paired_ratio", "MB/s", "MB/s_ratio", "cpu_us", "alloc_B", "vs_nio");
         for (Map.Entry<String, List<Double>> e : p50s.entrySet()) {
             String peer = e.getKey().substring(0, e.getKey().indexOf('|'));
             long bytes = bytesOf.get(e.getKey());
@@ -614,7 +700,8 @@ public final class Compare implements Callable<Integer> {
             out.printf(Locale.ROOT, format, peer, bytes, e.getValue().size(), String.format(Locale.ROOT, "%.1f",
                     median / 1e3), String.format(Locale.ROOT, "%.1f", Collections.min(e.getValue()) / 1e3),
                     String.format(Locale.ROOT, "%.1f", Collections.max(e.getValue()) / 1e3),
-                    p50Ratio(peer, bytes, false), p50Ratio(peer, bytes, true), throughput(e.getKey()),
+                    p50Ratio(peer, bytes, false), p50Ratio(peer, bytes, true), pairedRatio(e.getKey()),
+                    throughput(e.getKey()),
                     throughputRatio(peer, bytes), cpu(e.getKey()), allocation(e.getKey()), nioRatio(peer, bytes));
         }
         for (String line : skipped) {

@@ -118,6 +118,23 @@ class NioPeerTest {
         assertEquals("-", compare.p50Ratio("java-nio busy", 64, true), "no such row of its own");
     }
 
+    /**
+     * The paired ratio of an ofl TCP row is the median over its rounds of its p50 over the mean of
+     * the C runs right before and after it; a round whose C run failed adds none.
+     */
+    @Test
+    void pairedRatiosSetEachRoundAgainstTheCRunsAroundIt() {
+        Compare compare = new Compare();
+        compare.recordPaired("ofl-tcp busy", 64, 8_400, 7_600.0, 7_800.0);
+        compare.recordPaired("ofl-tcp busy", 64, 12_600, 11_400.0, 11_600.0);
+        compare.recordPaired("ofl-tcp busy", 64, 12_400, 7_700.0, 11_300.0);
+        compare.recordPaired("ofl-tcp busy", 64, 30_000, null, 7_700.0);
+        compare.recordPaired("ofl-tcp blocking", 64, 60_000, 55_000.0, null);
+        assertEquals("1.10", compare.pairedRatio("ofl-tcp busy|64"), "8.4 / 7.7, 12.6 / 11.5 and 12.4 / 9.5: their median");
+        assertEquals("-", compare.pairedRatio("ofl-tcp blocking|64"), "its only C pair failed");
+        assertEquals("-", compare.pairedRatio("c-tcp busy|64"));
+    }
+
     /** Records one round's 64-byte p50 per value, in nanoseconds. */
     private static void p50s(Compare compare, String peer, double... nanos) {
         for (double p50 : nanos) {
