@@ -100,8 +100,14 @@ public final class Compare implements Callable<Integer> {
                     + " alike.")
     List<Integer> cpus;
 
-    private final PrintStream out = System.out;
-    private final PrintStream log = System.err;
+    @Option(names = "--peers", split = ",", paramLabel = "PEER", description = "Run only these peers, e.g."
+            + " c-tcp,ofl-tcp (default: all): c-tcp, java-nio, ofl-tcp, ofl-tcp-platform-threads, ofl-tcp-nio-calls,"
+            + " ofl-tcp-no-spin, and with --rdma ofl-rdma, ofl-rdma-platform-threads, ib_send_lat, ibv_rc_pingpong."
+            + " An ofl TCP peer's paired ratio needs no c-tcp: its own C runs bracket it.")
+    List<String> only;
+
+    private final PrintStream out;
+    private final PrintStream log;
     private final Map<String, List<Double>> p50s = new LinkedHashMap<>();
     private final Map<String, Long> bytesOf = new LinkedHashMap<>();
     /** ofl rows: the most heap bytes per request any round's client and server threads allocated. */
@@ -118,8 +124,15 @@ public final class Compare implements Callable<Integer> {
     private final List<String> skipped = new ArrayList<>();
     private boolean failed;
 
-    /** Creates the tool; picocli sets its options. */
+    /** Creates the tool, printing the table to standard output and its log to standard error; picocli sets its options. */
     public Compare() {
+        this(System.out, System.err);
+    }
+
+    /** Creates the tool with its table and its log going to these streams; for tests. */
+    Compare(PrintStream out, PrintStream log) {
+        this.out = out;
+        this.log = log;
     }
 
     @Override
@@ -128,15 +141,15 @@ public final class Compare implements Callable<Integer> {
         for (String r : responses) {
             sizes.add(ExchangeCase.parseBytes(r));
         }
-        List<Runnable> peers = new ArrayList<>();
-        int[] nextPort = {port};
         if (cpus != null && (cpus.size() != 2 || cpus.get(CLIENT) < 0 || cpus.get(SERVER) < 0)) {
             log.println("compare: --cpu takes two CPU numbers, the client's and the server's, e.g. 0,1");
             return 2;
         }
+        Map<String, List<Runnable>> all = new LinkedHashMap<>();
+        int[] nextPort = {port};
         for (String mode : List.of("busy", "blocking")) {
             nextPort[0]++;
-            peers.add(() -> {
+            add(all, "c-tcp", () -> {
                 for (long bytes : sizes) {
                     runC(mode, bytes, true);
                 }
@@ -145,20 +158,38 @@ public final class Compare implements Callable<Integer> {
         for (String mode : List.of("busy", "blocking")) {
             int p = nextPort[0]++;
             String busy = "--busy=" + mode.equals("busy");
-            peers.add(() -> runPeerPair("java-nio " + mode, nio(busy, SERVER, "server", address, Integer.toString(p)),
-                    sizes, (bytes, n, w) -> nio(busy, CLIENT, "client", address, Integer.toString(p),
-                            Long.toString(bytes), Integer.toString(n), Integer.toString(w)), true));
+            add(all, "java-nio", () -> runPeerPair("java-nio " + mode, nio(busy, SERVER, "server", address,
+                    Integer.toString(p)), sizes, (bytes, n, w) -> nio(busy, CLIENT, "client", address,
+                    Integer.toString(p), Long.toString(bytes), Integer.toString(n), Integer.toString(w)), true));
         }
         int oflPort = nextPort[0] + 10;
-        peers.add(() -> runOfl("tcp", oflPort, sizes, OflVariant.DEFAULT));
-        peers.add(() -> runOfl("tcp", oflPort + 4, sizes, OflVariant.PLATFORM_THREADS));
-        peers.add(() -> runOfl("tcp", oflPort + 8, sizes, OflVariant.NIO_CALLS));
-        peers.add(() -> runOfl("tcp", oflPort + 20, sizes, OflVariant.NO_SPIN));
-        if (rdma) {
-            peers.add(() -> runOfl("rdma", oflPort + 12, sizes, OflVariant.DEFAULT));
-            peers.add(() -> runOfl("rdma", oflPort + 16, sizes, OflVariant.PLATFORM_THREADS));
-            peers.add(() -> runIbSendLat(sizes));
-            peers.add(() -> runRcPingpong(sizes));
+        add(all, "ofl-tcp", () -> runOfl("tcp", oflPort, sizes, OflVariant.DEFAULT));
+        add(all, "ofl-tcp-platform-threads", () -> runOfl("tcp", oflPort + 4, sizes, OflVariant.PLATFORM_THREADS));
+        add(all, "ofl-tcp-nio-calls", () -> runOfl("tcp", oflPort + 8, sizes, OflVariant.NIO_CALLS));
+        add(all, "ofl-tcp-no-spin", () -> runOfl("tcp", oflPort + 20, sizes, OflVariant.NO_SPIN));
+        List<String> verbsPeers = List.of("ofl-rdma", "ofl-rdma-platform-threads", "ib_send_lat", "ibv_rc_pingpong");
+        add(all, verbsPeers.get(0), () -> runOfl("rdma", oflPort + 12, sizes, OflVariant.DEFAULT));
+        add(all, verbsPeers.get(1), () -> runOfl("rdma", oflPort + 16, sizes, OflVariant.PLATFORM_THREADS));
+        add(all, verbsPeers.get(2), () -> runIbSendLat(sizes));
+        add(all, verbsPeers.get(3), () -> runRcPingpong(sizes));
+        List<String> chosen = only != null ? only : all.keySet().stream()
+                .filter(name -> rdma || !verbsPeers.contains(name)).toList();
+        for (String name : chosen) {
+            if (!all.containsKey(name)) {
+                log.println("compare: --peers: no peer '" + name + "'; the peers are " + String.join(", ", all.keySet()));
+                return 2;
+            }
+            if (!rdma && verbsPeers.contains(name)) {
+                log.println("compare: --peers: " + name + " needs a verbs device (--rdma; the launcher adds it when"
+                        + " ibv_devices lists one)");
+                return 2;
+            }
+        }
+        List<Runnable> peers = new ArrayList<>();
+        for (String name : all.keySet()) {
+            if (chosen.contains(name)) {
+                peers.addAll(all.get(name));
+            }
         }
         for (int round = 0; round < rounds; round++) {
             List<Runnable> order = new ArrayList<>(peers);
@@ -172,6 +203,10 @@ public final class Compare implements Callable<Integer> {
         }
         printTable();
         return failed ? 1 : 0;
+    }
+
+    private static void add(Map<String, List<Runnable>> peers, String name, Runnable run) {
+        peers.computeIfAbsent(name, k -> new ArrayList<>()).add(run);
     }
 
     /** {@code command} and, with {@code --cpu}, the client's or server's CPU as one more argument after {@code prefix}. */

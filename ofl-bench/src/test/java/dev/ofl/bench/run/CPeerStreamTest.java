@@ -61,6 +61,39 @@ class CPeerStreamTest {
         }
     }
 
+    /** compare's --peers runs only the peers it names: here the real C peer's rows and nothing else. */
+    @Test
+    void compareRunsOnlyThePeersItIsGiven() throws IOException {
+        ByteArrayOutputStream table = new ByteArrayOutputStream();
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        int exit = compare(table, log, "--c-peer", peer.toString(), "--peers", "c-tcp", "--responses", "64",
+                "--rounds", "1", "--iterations", "50", "--port", Integer.toString(freePort()));
+        String printed = table.toString(StandardCharsets.UTF_8);
+        assertEquals(0, exit, printed + log.toString(StandardCharsets.UTF_8));
+        List<String> rows = printed.lines().filter(line -> !line.startsWith("#") && !line.startsWith("peer ")).toList();
+        assertEquals(2, rows.size(), printed);
+        assertTrue(rows.get(0).startsWith("c-tcp busy ") && rows.get(1).startsWith("c-tcp blocking "), printed);
+    }
+
+    /** An unknown peer, or a verbs peer without a verbs device, is refused before anything runs. */
+    @Test
+    void compareRefusesPeersItCannotRun() {
+        ByteArrayOutputStream table = new ByteArrayOutputStream();
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        assertEquals(2, compare(table, log, "--c-peer", peer.toString(), "--peers", "c-tcp,c-tpc"));
+        assertTrue(log.toString(StandardCharsets.UTF_8).contains("no peer 'c-tpc'; the peers are c-tcp, java-nio,"),
+                log.toString(StandardCharsets.UTF_8));
+        assertEquals(2, compare(table, log, "--c-peer", peer.toString(), "--peers", "ofl-rdma"));
+        assertTrue(log.toString(StandardCharsets.UTF_8).contains("ofl-rdma needs a verbs device"),
+                log.toString(StandardCharsets.UTF_8));
+        assertEquals("", table.toString(StandardCharsets.UTF_8), "no table: nothing ran");
+    }
+
+    private static int compare(ByteArrayOutputStream table, ByteArrayOutputStream log, String... args) {
+        return new CommandLine(new Compare(new PrintStream(table, true, StandardCharsets.UTF_8),
+                new PrintStream(log, true, StandardCharsets.UTF_8))).execute(args);
+    }
+
     @Test
     void aJavaClientFindsEveryByteTheCServerWroteAsItsOwnPatternSays() throws Exception {
         int port = freePort();
