@@ -31,8 +31,9 @@ import picocli.CommandLine.Option;
  * server's spin before it parks), and with a verbs device ofl RDMA alike, perftest's
  * {@code ib_send_lat} and rdma-core's {@code ibv_rc_pingpong} on the same device.
  * Each peer runs {@code --rounds} times, the order reversed every other round; the table shows the
- * median p50 over the rounds. Each ofl TCP client also runs between two runs of the C peer in its
- * wait modes, so that every round gives a ratio of runs seconds apart, not minutes.
+ * median p50 over the rounds. Each ofl TCP client also runs between runs of the C peer in its wait
+ * modes, one before it and one after it per mode, so that every round gives a ratio of runs one
+ * client run apart (tens of seconds), not minutes.
  *
  * <p>Every server does the same work per request: it writes every byte of the response, a pattern
  * of the iteration, and sends it (the ofl handler writes it in place into the response buffer, the
@@ -104,7 +105,7 @@ public final class Compare implements Callable<Integer> {
             + " c-tcp,ofl-tcp (default: all): c-tcp, java-nio, ofl-tcp, ofl-tcp-platform-threads, ofl-tcp-nio-calls,"
             + " ofl-tcp-no-spin, and with --rdma ofl-rdma, ofl-rdma-platform-threads, ib_send_lat, ibv_rc_pingpong."
             + " An ofl TCP peer's paired ratio needs no c-tcp: its own C runs bracket it.")
-    List<String> only;
+    List<String> peerNames;
 
     private final PrintStream out;
     private final PrintStream log;
@@ -146,15 +147,15 @@ public final class Compare implements Callable<Integer> {
             return 2;
         }
         Map<String, List<Runnable>> all = new LinkedHashMap<>();
-        int[] nextPort = {port};
         for (String mode : List.of("busy", "blocking")) {
-            nextPort[0]++;
             add(all, "c-tcp", () -> {
                 for (long bytes : sizes) {
-                    runC(mode, bytes, true);
+                    runC(mode, bytes, null);
                 }
             });
         }
+        // The C peer's two ports (cPort) come first.
+        int[] nextPort = {port + 2};
         for (String mode : List.of("busy", "blocking")) {
             int p = nextPort[0]++;
             String busy = "--busy=" + mode.equals("busy");
@@ -167,12 +168,12 @@ public final class Compare implements Callable<Integer> {
         add(all, "ofl-tcp-platform-threads", () -> runOfl("tcp", oflPort + 4, sizes, OflVariant.PLATFORM_THREADS));
         add(all, "ofl-tcp-nio-calls", () -> runOfl("tcp", oflPort + 8, sizes, OflVariant.NIO_CALLS));
         add(all, "ofl-tcp-no-spin", () -> runOfl("tcp", oflPort + 20, sizes, OflVariant.NO_SPIN));
+        add(all, "ofl-rdma", () -> runOfl("rdma", oflPort + 12, sizes, OflVariant.DEFAULT));
+        add(all, "ofl-rdma-platform-threads", () -> runOfl("rdma", oflPort + 16, sizes, OflVariant.PLATFORM_THREADS));
+        add(all, "ib_send_lat", () -> runIbSendLat(sizes));
+        add(all, "ibv_rc_pingpong", () -> runRcPingpong(sizes));
         List<String> verbsPeers = List.of("ofl-rdma", "ofl-rdma-platform-threads", "ib_send_lat", "ibv_rc_pingpong");
-        add(all, verbsPeers.get(0), () -> runOfl("rdma", oflPort + 12, sizes, OflVariant.DEFAULT));
-        add(all, verbsPeers.get(1), () -> runOfl("rdma", oflPort + 16, sizes, OflVariant.PLATFORM_THREADS));
-        add(all, verbsPeers.get(2), () -> runIbSendLat(sizes));
-        add(all, verbsPeers.get(3), () -> runRcPingpong(sizes));
-        List<String> chosen = only != null ? only : all.keySet().stream()
+        List<String> chosen = peerNames != null ? peerNames : all.keySet().stream()
                 .filter(name -> rdma || !verbsPeers.contains(name)).toList();
         for (String name : chosen) {
             if (!all.containsKey(name)) {
@@ -244,25 +245,31 @@ public final class Compare implements Callable<Integer> {
         }
     }
 
+    /** The C peer's port in {@code mode}: the first two of compare's ports, for its rows and its bracketing runs alike. */
+    private int cPort(String mode) {
+        return port + (mode.equals("busy") ? 0 : 1);
+    }
+
     /**
-     * Runs the C peer once in {@code mode} on {@code bytes}: a round of its row ({@code row} true),
-     * or a run that brackets an ofl TCP client (recorded by the caller alone).
+     * Runs the C peer once in {@code mode} on {@code bytes}: a round of its row ({@code around}
+     * null), or a run that brackets the ofl TCP row {@code around} (recorded by the caller alone).
      *
-     * @return the run's p50 in nanoseconds, or {@code null} if it failed (and the run is failed)
+     * @return the run's p50 in nanoseconds, or {@code null} if it failed (and compare fails)
      */
-    private Double runC(String mode, long bytes, boolean row) {
+    private Double runC(String mode, long bytes, String around) {
         // The C peer takes its CPU as a last, optional argument.
-        String p = Integer.toString(port + (mode.equals("busy") ? 0 : 1));
-        return runPair("c-tcp " + mode, pinned(List.of(cPeer.toString(), "server", address, p, mode), SERVER, ""),
+        String p = Integer.toString(cPort(mode));
+        String name = "c-tcp " + mode + (around == null ? "" : " (bracketing " + around + ")");
+        return runPair(name, pinned(List.of(cPeer.toString(), "server", address, p, mode), SERVER, ""),
                 bytes, (b, n, w) -> pinned(List.of(cPeer.toString(), "client", address, p, mode, Long.toString(b),
-                        Integer.toString(n), Integer.toString(w)), CLIENT, ""), false, row);
+                        Integer.toString(n), Integer.toString(w)), CLIENT, ""), false, around == null);
     }
 
     /**
      * Runs a plain peer's server and client on {@code bytes} and, if {@code row}, records the
      * round in the row {@code name}.
      *
-     * @return the run's p50 in nanoseconds, or {@code null} if it failed (and the run is failed)
+     * @return the run's p50 in nanoseconds, or {@code null} if it failed (and compare fails)
      */
     private Double runPair(String name, List<String> serverCommand, long bytes, ClientCommand client,
             boolean serverPrintsReady, boolean row) {
@@ -279,6 +286,7 @@ public final class Compare implements Callable<Integer> {
                 fail(name + " " + bytes + " B: no result line in: " + output.strip());
                 return null;
             }
+            // The plain clients also exit 1 on a mismatch (runToEnd fails then): a second guard.
             if (Long.parseLong(m.group(8)) != 0) {
                 fail(name + " " + bytes + " B: " + m.group(8) + " mismatches");
                 return null;
@@ -300,19 +308,19 @@ public final class Compare implements Callable<Integer> {
 
     /**
      * Runs the C peer once in each of {@code waits} (in that order) on {@code bytes}: the runs
-     * that bracket an ofl TCP client.
+     * that bracket the client of the ofl TCP peer {@code around}.
      *
      * @return each wait mode's p50 in nanoseconds; a failed run's is missing
      */
-    private Map<String, Double> bracket(List<String> waits, long bytes) {
-        Map<String, Double> p50 = new LinkedHashMap<>();
+    private Map<String, Double> bracket(List<String> waits, long bytes, String around) {
+        Map<String, Double> p50ByWait = new LinkedHashMap<>();
         for (String wait : waits) {
-            Double value = runC(wait, bytes, false);
+            Double value = runC(wait, bytes, around);
             if (value != null) {
-                p50.put(wait, value);
+                p50ByWait.put(wait, value);
             }
         }
-        return p50;
+        return p50ByWait;
     }
 
     /** How an ofl peer runs besides its backend: its wait modes, the options both ends add, its rows' label. */
@@ -360,9 +368,20 @@ public final class Compare implements Callable<Integer> {
             if (tcp) {
                 serverCommand.addAll(pinned(List.of(), SERVER, "--cpu="));
             }
+            // The C peer runs right before and right after an ofl TCP client, in its wait modes
+            // and then in reverse (as the client's blocks run A B B A), for the paired ratio. The
+            // first runs come before the ofl server starts, as no JVM starting up may slow them;
+            // the others share the host with an idle ofl server.
+            List<String> waitModes = List.of(waits.split(","));
+            String row = "ofl-" + backend + suffix;
+            Map<String, Double> before = tcp ? bracket(waitModes, sizes.getFirst(), row) : Map.of();
             server = start(serverCommand);
             awaitLine(server, "ready");
-            for (long bytes : sizes) {
+            for (int size = 0; size < sizes.size(); size++) {
+                long bytes = sizes.get(size);
+                if (tcp && size > 0) {
+                    before = bracket(waitModes, bytes, row);
+                }
                 Path json = Files.createTempFile("ofl-compare-", ".json");
                 int n = iterationsFor(bytes);
                 List<String> clientCommand = new ArrayList<>(java("client", "--server", address, "--port",
@@ -375,12 +394,8 @@ public final class Compare implements Callable<Integer> {
                 if (tcp) {
                     clientCommand.addAll(pinned(List.of(), CLIENT, "--cpu="));
                 }
-                // The C peer runs right before and right after an ofl TCP client, in its wait modes
-                // and then in reverse (as the client's blocks run A B B A), for the paired ratio.
-                List<String> waitModes = List.of(waits.split(","));
-                Map<String, Double> before = tcp ? bracket(waitModes, bytes) : Map.of();
                 String output = runToEnd(clientCommand);
-                Map<String, Double> after = tcp ? bracket(waitModes.reversed(), bytes) : Map.of();
+                Map<String, Double> after = tcp ? bracket(waitModes.reversed(), bytes, row) : Map.of();
                 JsonNode root = new ObjectMapper().readTree(json.toFile());
                 Files.deleteIfExists(json);
                 if (root.path("badChecks").asLong(-1) != 0 || root.path("errors").asLong(-1) != 0) {
@@ -723,8 +738,8 @@ public final class Compare implements Callable<Integer> {
                 + " client's calling thread / the server's connection thread (ofl rows; 'p': the server process's,"
                 + " for a virtual-thread connection), median of the rounds");
         out.println("# paired_ratio = ofl-tcp rows: each round's p50 / the mean p50 of the c-tcp runs of the same"
-                + " wait mode right before and right after its client (seconds apart, not minutes), median of the"
-                + " rounds: the two sides of a pair mostly share a level");
+                + " wait mode right before and right after its client (one client run apart, tens of seconds, not"
+                + " minutes), median of the rounds: the two sides of a pair share a level more often");
         String format = "%-34s %10s %8s %12s %12s %12s %10s %10s %12s %10s %10s %12s %12s %8s%n";
         out.printf(Locale.ROOT, format, "peer", "bytes", "rounds", "p50_us", "min_p50_us", "max_p50_us", "ratio",
                 "best_ratio", "paired_ratio", "MB/s", "MB/s_ratio", "cpu_us", "alloc_B", "vs_nio");

@@ -1,6 +1,7 @@
 package dev.ofl.bench.run;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -67,7 +68,7 @@ class CPeerStreamTest {
         ByteArrayOutputStream table = new ByteArrayOutputStream();
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         int exit = compare(table, log, "--c-peer", peer.toString(), "--peers", "c-tcp", "--responses", "64",
-                "--rounds", "1", "--iterations", "50", "--port", Integer.toString(freePort()));
+                "--rounds", "1", "--iterations", "50", "--port", Integer.toString(twoFreePorts()));
         String printed = table.toString(StandardCharsets.UTF_8);
         assertEquals(0, exit, printed + log.toString(StandardCharsets.UTF_8));
         List<String> rows = printed.lines().filter(line -> !line.startsWith("#") && !line.startsWith("peer ")).toList();
@@ -86,7 +87,8 @@ class CPeerStreamTest {
         assertEquals(2, compare(table, log, "--c-peer", peer.toString(), "--peers", "ofl-rdma"));
         assertTrue(log.toString(StandardCharsets.UTF_8).contains("ofl-rdma needs a verbs device"),
                 log.toString(StandardCharsets.UTF_8));
-        assertEquals("", table.toString(StandardCharsets.UTF_8), "no table: nothing ran");
+        assertEquals("", table.toString(StandardCharsets.UTF_8), "no table");
+        assertFalse(log.toString(StandardCharsets.UTF_8).contains("compare: round"), "no round began");
     }
 
     private static int compare(ByteArrayOutputStream table, ByteArrayOutputStream log, String... args) {
@@ -122,6 +124,24 @@ class CPeerStreamTest {
                 line);
         assertEquals(0, javaServer.exit().get(60, TimeUnit.SECONDS),
                 "the Java server ends cleanly when its client leaves");
+    }
+
+    /** A free port whose next one is free too (compare's C peer takes both). */
+    private static int twoFreePorts() throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            int port = freePort();
+            if (port == 65535) {
+                continue;
+            }
+            try (ServerSocket next = new ServerSocket()) {
+                next.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port + 1));
+                return port;
+            } catch (IOException e) {
+                if (attempt == 20) {
+                    throw e;
+                }
+            }
+        }
     }
 
     private static int freePort() throws IOException {
