@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
@@ -168,11 +169,14 @@ public final class Compare implements Callable<Integer> {
         add(all, "ofl-tcp-platform-threads", () -> runOfl("tcp", oflPort + 4, sizes, OflVariant.PLATFORM_THREADS));
         add(all, "ofl-tcp-nio-calls", () -> runOfl("tcp", oflPort + 8, sizes, OflVariant.NIO_CALLS));
         add(all, "ofl-tcp-no-spin", () -> runOfl("tcp", oflPort + 20, sizes, OflVariant.NO_SPIN));
-        add(all, "ofl-rdma", () -> runOfl("rdma", oflPort + 12, sizes, OflVariant.DEFAULT));
-        add(all, "ofl-rdma-platform-threads", () -> runOfl("rdma", oflPort + 16, sizes, OflVariant.PLATFORM_THREADS));
-        add(all, "ib_send_lat", () -> runIbSendLat(sizes));
-        add(all, "ibv_rc_pingpong", () -> runRcPingpong(sizes));
-        List<String> verbsPeers = List.of("ofl-rdma", "ofl-rdma-platform-threads", "ib_send_lat", "ibv_rc_pingpong");
+        // The peers that need a verbs device.
+        Map<String, List<Runnable>> verbs = new LinkedHashMap<>();
+        add(verbs, "ofl-rdma", () -> runOfl("rdma", oflPort + 12, sizes, OflVariant.DEFAULT));
+        add(verbs, "ofl-rdma-platform-threads", () -> runOfl("rdma", oflPort + 16, sizes, OflVariant.PLATFORM_THREADS));
+        add(verbs, "ib_send_lat", () -> runIbSendLat(sizes));
+        add(verbs, "ibv_rc_pingpong", () -> runRcPingpong(sizes));
+        all.putAll(verbs);
+        Set<String> verbsPeers = verbs.keySet();
         List<String> chosen = peerNames != null ? peerNames : all.keySet().stream()
                 .filter(name -> rdma || !verbsPeers.contains(name)).toList();
         for (String name : chosen) {

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,8 +27,8 @@ import org.HdrHistogram.HistogramLogWriter;
 final class Report {
     /** Version of the JSON layout; raised when a field changes meaning or disappears. */
     static final int JSON_VERSION = 1;
-    /** The percentiles of the by-link table, in its column order. */
-    private static final double[] BY_LINK_PERCENTILES = {50, 90, 99, 99.9};
+    /** The percentiles of the by-link table, in its column order: the summaries' own, without the maximum. */
+    private static final double[] BY_LINK_PERCENTILES = Arrays.stream(Summary.PERCENTILES).filter(p -> p < 100).toArray();
 
     private Report() {
     }
