@@ -121,6 +121,8 @@ public final class Compare implements Callable<Integer> {
      * right before and right after its client.
      */
     private final Map<String, List<Double>> pairedRatios = new LinkedHashMap<>();
+    /** ofl TCP rows: every round's MB/s over the mean MB/s of the same two C peer runs. */
+    private final Map<String, List<Double>> pairedThroughputRatios = new LinkedHashMap<>();
     /** ofl rows: every round's CPU nanoseconds per request: client thread, server thread, server process. */
     private final Map<String, List<double[]>> cpuPerRequest = new LinkedHashMap<>();
     private final List<String> skipped = new ArrayList<>();
@@ -258,9 +260,9 @@ public final class Compare implements Callable<Integer> {
      * Runs the C peer once in {@code mode} on {@code bytes}: a round of its row ({@code around}
      * null), or a run that brackets the ofl TCP row {@code around} (recorded by the caller alone).
      *
-     * @return the run's p50 in nanoseconds, or {@code null} if it failed (and compare fails)
+     * @return the run's figures, or {@code null} if it failed (and compare fails)
      */
-    private Double runC(String mode, long bytes, String around) {
+    private PlainRun runC(String mode, long bytes, String around) {
         // The C peer takes its CPU as a last, optional argument.
         String p = Integer.toString(cPort(mode));
         String name = "c-tcp " + mode + (around == null ? "" : " (bracketing " + around + ")");
@@ -273,9 +275,9 @@ public final class Compare implements Callable<Integer> {
      * Runs a plain peer's server and client on {@code bytes} and, if {@code row}, records the
      * round in the row {@code name}.
      *
-     * @return the run's p50 in nanoseconds, or {@code null} if it failed (and compare fails)
+     * @return the run's figures, or {@code null} if it failed (and compare fails)
      */
-    private Double runPair(String name, List<String> serverCommand, long bytes, ClientCommand client,
+    private PlainRun runPair(String name, List<String> serverCommand, long bytes, ClientCommand client,
             boolean serverPrintsReady, boolean row) {
         Process server = null;
         try {
@@ -295,13 +297,13 @@ public final class Compare implements Callable<Integer> {
                 fail(name + " " + bytes + " B: " + m.group(8) + " mismatches");
                 return null;
             }
-            double p50 = Double.parseDouble(m.group(3)) * 1e3;
+            // The C and NIO peers print response bytes over their mean round trip as MB/s.
+            PlainRun run = new PlainRun(Double.parseDouble(m.group(3)) * 1e3, Double.parseDouble(m.group(7)));
             if (row) {
-                record(name, bytes, p50);
-                // The C and NIO peers print response bytes over their mean round trip.
-                recordThroughput(name, bytes, Double.parseDouble(m.group(7)));
+                record(name, bytes, run.p50Ns());
+                recordThroughput(name, bytes, run.megabytesPerSecond());
             }
-            return p50;
+            return run;
         } catch (IOException | InterruptedException e) {
             fail(name + " " + bytes + " B: " + e.getMessage());
             return null;
@@ -314,17 +316,26 @@ public final class Compare implements Callable<Integer> {
      * Runs the C peer once in each of {@code waits} (in that order) on {@code bytes}: the runs
      * that bracket the client of the ofl TCP peer {@code around}.
      *
-     * @return each wait mode's p50 in nanoseconds; a failed run's is missing
+     * @return each wait mode's run; a failed run's is missing
      */
-    private Map<String, Double> bracket(List<String> waits, long bytes, String around) {
-        Map<String, Double> p50ByWait = new LinkedHashMap<>();
+    private Map<String, PlainRun> bracket(List<String> waits, long bytes, String around) {
+        Map<String, PlainRun> runByWait = new LinkedHashMap<>();
         for (String wait : waits) {
-            Double value = runC(wait, bytes, around);
-            if (value != null) {
-                p50ByWait.put(wait, value);
+            PlainRun run = runC(wait, bytes, around);
+            if (run != null) {
+                runByWait.put(wait, run);
             }
         }
-        return p50ByWait;
+        return runByWait;
+    }
+
+    /**
+     * One run of a plain peer (C or Java NIO).
+     *
+     * @param p50Ns its median round trip
+     * @param megabytesPerSecond response bytes over its mean round trip
+     */
+    record PlainRun(double p50Ns, double megabytesPerSecond) {
     }
 
     /** How an ofl peer runs besides its backend: its wait modes, the options both ends add, its rows' label. */
@@ -378,7 +389,7 @@ public final class Compare implements Callable<Integer> {
             // the others share the host with an idle ofl server.
             List<String> waitModes = List.of(waits.split(","));
             String row = "ofl-" + backend + suffix;
-            Map<String, Double> before = tcp ? bracket(waitModes, sizes.getFirst(), row) : Map.of();
+            Map<String, PlainRun> before = tcp ? bracket(waitModes, sizes.getFirst(), row) : Map.of();
             server = start(serverCommand);
             awaitLine(server, "ready");
             for (int size = 0; size < sizes.size(); size++) {
@@ -399,7 +410,7 @@ public final class Compare implements Callable<Integer> {
                     clientCommand.addAll(pinned(List.of(), CLIENT, "--cpu="));
                 }
                 String output = runToEnd(clientCommand);
-                Map<String, Double> after = tcp ? bracket(waitModes.reversed(), bytes, row) : Map.of();
+                Map<String, PlainRun> after = tcp ? bracket(waitModes.reversed(), bytes, row) : Map.of();
                 JsonNode root = new ObjectMapper().readTree(json.toFile());
                 Files.deleteIfExists(json);
                 if (root.path("badChecks").asLong(-1) != 0 || root.path("errors").asLong(-1) != 0) {
@@ -409,12 +420,13 @@ public final class Compare implements Callable<Integer> {
                     String wait = s.path("wait").asText();
                     String peer = "ofl-" + backend + " " + wait + suffix;
                     double p50 = s.path("meanPercentilesNs").path("p50").asDouble();
+                    // Response bytes only, as the plain peers count (ofl-bench's own MB/s adds the request).
+                    double megabytesPerSecond = bytes * 1e3 / s.path("meanNs").asDouble(Double.NaN);
                     record(peer, bytes, p50);
-                    recordPaired(peer, bytes, p50, before.get(wait), after.get(wait));
+                    recordPaired(peer, bytes, new PlainRun(p50, megabytesPerSecond), before.get(wait), after.get(wait));
                     recordAllocation(peer, bytes, s.path("clientThreadAllocatedBytesPerRequest").asDouble(Double.NaN),
                             s.path("serverThreadAllocatedBytesPerRequest").asDouble(Double.NaN));
-                    // Response bytes only, as the plain peers count (ofl-bench's own MB/s adds the request).
-                    recordThroughput(peer, bytes, bytes * 1e3 / s.path("meanNs").asDouble(Double.NaN));
+                    recordThroughput(peer, bytes, megabytesPerSecond);
                     recordCpu(peer, bytes, s.path("clientThreadCpuNsPerRequest").asDouble(Double.NaN),
                             s.path("serverThreadCpuNsPerRequest").asDouble(Double.NaN),
                             s.path("serverProcessCpuNsPerRequest").asDouble(Double.NaN));
@@ -572,23 +584,40 @@ public final class Compare implements Callable<Integer> {
     }
 
     /**
-     * Adds one round's paired ratio to an ofl TCP row: its p50 over the mean of the C peer's p50s
-     * of the same wait mode and size, run right before and right after its client. Nothing is
-     * added if either C run failed ({@code null}).
+     * Adds one round's paired ratios to an ofl TCP row: its p50 over the mean of the C peer's p50s
+     * of the same wait mode and size, run right before and right after its client, and its MB/s
+     * over the mean of theirs. Nothing is added if either C run failed ({@code null}); an MB/s
+     * ratio is left out if a side did not measure it ({@code NaN}).
      */
-    void recordPaired(String peer, long bytes, double p50Ns, Double cBeforeNs, Double cAfterNs) {
-        if (cBeforeNs == null || cAfterNs == null) {
+    void recordPaired(String peer, long bytes, PlainRun ofl, PlainRun cBefore, PlainRun cAfter) {
+        if (cBefore == null || cAfter == null) {
             return;
         }
-        double ratio = p50Ns / ((cBeforeNs + cAfterNs) / 2);
-        pairedRatios.computeIfAbsent(peer + "|" + bytes, k -> new ArrayList<>()).add(ratio);
-        log.printf(Locale.ROOT, "compare: %s %d B paired: c-tcp p50 %.1f us before, %.1f us after: ratio %.2f%n",
-                peer, bytes, cBeforeNs / 1e3, cAfterNs / 1e3, ratio);
+        String key = peer + "|" + bytes;
+        double ratio = ofl.p50Ns() / ((cBefore.p50Ns() + cAfter.p50Ns()) / 2);
+        pairedRatios.computeIfAbsent(key, k -> new ArrayList<>()).add(ratio);
+        double throughputRatio = ofl.megabytesPerSecond()
+                / ((cBefore.megabytesPerSecond() + cAfter.megabytesPerSecond()) / 2);
+        if (!Double.isNaN(throughputRatio)) {
+            pairedThroughputRatios.computeIfAbsent(key, k -> new ArrayList<>()).add(throughputRatio);
+        }
+        log.printf(Locale.ROOT, "compare: %s %d B paired: c-tcp p50 %.1f us before, %.1f us after: ratio %.2f;"
+                + " MB/s %.0f before, %.0f after: ratio %.2f%n", peer, bytes, cBefore.p50Ns() / 1e3,
+                cAfter.p50Ns() / 1e3, ratio, cBefore.megabytesPerSecond(), cAfter.megabytesPerSecond(),
+                throughputRatio);
     }
 
-    /** A row's median paired ratio over its rounds, or {@code -} (not an ofl TCP row, or no pair). */
+    /** A row's median paired p50 ratio over its rounds, or {@code -} (not an ofl TCP row, or no pair). */
     String pairedRatio(String key) {
-        List<Double> values = pairedRatios.get(key);
+        return medianOrDash(pairedRatios.get(key));
+    }
+
+    /** A row's median paired MB/s ratio over its rounds, or {@code -} (not an ofl TCP row, or no pair). */
+    String pairedThroughputRatio(String key) {
+        return medianOrDash(pairedThroughputRatios.get(key));
+    }
+
+    private static String medianOrDash(List<Double> values) {
         return values == null ? "-" : String.format(Locale.ROOT, "%.2f", median(values));
     }
 
@@ -743,10 +772,12 @@ public final class Compare implements Callable<Integer> {
                 + " for a virtual-thread connection), median of the rounds");
         out.println("# paired_ratio = ofl-tcp rows: each round's p50 / the mean p50 of the c-tcp runs of the same"
                 + " wait mode right before and right after its client (one client run apart, tens of seconds, not"
-                + " minutes), median of the rounds: the two sides of a pair share a level more often");
-        String format = "%-34s %10s %8s %12s %12s %12s %10s %10s %12s %10s %10s %12s %12s %8s%n";
+                + " minutes), median of the rounds: the two sides of a pair share a level more often;"
+                + " paired_MB/s_ratio = the same for MB/s (each round's / the mean of those two c-tcp runs')");
+        String format = "%-34s %10s %8s %12s %12s %12s %10s %10s %12s %10s %10s %17s %12s %12s %8s%n";
         out.printf(Locale.ROOT, format, "peer", "bytes", "rounds", "p50_us", "min_p50_us", "max_p50_us", "ratio",
-                "best_ratio", "paired_ratio", "MB/s", "MB/s_ratio", "cpu_us", "alloc_B", "vs_nio");
+                "best_ratio", "paired_ratio", "MB/s", "MB/s_ratio", "paired_MB/s_ratio", "cpu_us", "alloc_B",
+                "vs_nio");
         for (Map.Entry<String, List<Double>> e : p50s.entrySet()) {
             String peer = e.getKey().substring(0, e.getKey().indexOf('|'));
             long bytes = bytesOf.get(e.getKey());
@@ -755,8 +786,8 @@ public final class Compare implements Callable<Integer> {
                     median / 1e3), String.format(Locale.ROOT, "%.1f", Collections.min(e.getValue()) / 1e3),
                     String.format(Locale.ROOT, "%.1f", Collections.max(e.getValue()) / 1e3),
                     p50Ratio(peer, bytes, false), p50Ratio(peer, bytes, true), pairedRatio(e.getKey()),
-                    throughput(e.getKey()),
-                    throughputRatio(peer, bytes), cpu(e.getKey()), allocation(e.getKey()), nioRatio(peer, bytes));
+                    throughput(e.getKey()), throughputRatio(peer, bytes), pairedThroughputRatio(e.getKey()),
+                    cpu(e.getKey()), allocation(e.getKey()), nioRatio(peer, bytes));
         }
         for (String line : skipped) {
             out.println("# skipped: " + line);

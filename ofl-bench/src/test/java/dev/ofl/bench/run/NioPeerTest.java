@@ -119,20 +119,29 @@ class NioPeerTest {
     }
 
     /**
-     * The paired ratio of an ofl TCP row is the median over its rounds of its p50 over the mean of
-     * the C runs right before and after it; a round whose C run failed adds none.
+     * The paired ratios of an ofl TCP row are the medians over its rounds of its p50 and its MB/s
+     * over the mean of the C runs' right before and after it; a round whose C run failed adds
+     * neither, and one without an MB/s figure only its p50 ratio.
      */
     @Test
     void pairedRatiosSetEachRoundAgainstTheCRunsAroundIt() {
         Compare compare = new Compare();
-        compare.recordPaired("ofl-tcp busy", 64, 8_400, 7_600.0, 7_800.0);
-        compare.recordPaired("ofl-tcp busy", 64, 12_600, 11_400.0, 11_600.0);
-        compare.recordPaired("ofl-tcp busy", 64, 12_400, 7_700.0, 11_300.0);
-        compare.recordPaired("ofl-tcp busy", 64, 30_000, null, 7_700.0);
-        compare.recordPaired("ofl-tcp blocking", 64, 60_000, 55_000.0, null);
+        compare.recordPaired("ofl-tcp busy", 64, run(8_400, 3_000), run(7_600, 4_000), run(7_800, 2_000));
+        compare.recordPaired("ofl-tcp busy", 64, run(12_600, 2_000), run(11_400, 1_000), run(11_600, 1_000));
+        compare.recordPaired("ofl-tcp busy", 64, run(12_400, Double.NaN), run(7_700, 1_000), run(11_300, 1_000));
+        compare.recordPaired("ofl-tcp busy", 64, run(30_000, 9_000), null, run(7_700, 1_000));
+        compare.recordPaired("ofl-tcp blocking", 64, run(60_000, 1_000), run(55_000, 1_000), null);
         assertEquals("1.10", compare.pairedRatio("ofl-tcp busy|64"), "8.4 / 7.7, 12.6 / 11.5 and 12.4 / 9.5: their median");
+        assertEquals("1.50", compare.pairedThroughputRatio("ofl-tcp busy|64"),
+                "3000 / 3000 and 2000 / 1000, the round without MB/s left out: their median");
         assertEquals("-", compare.pairedRatio("ofl-tcp blocking|64"), "its only C pair failed");
+        assertEquals("-", compare.pairedThroughputRatio("ofl-tcp blocking|64"), "its only C pair failed");
         assertEquals("-", compare.pairedRatio("c-tcp busy|64"));
+        assertEquals("-", compare.pairedThroughputRatio("c-tcp busy|64"));
+    }
+
+    private static Compare.PlainRun run(double p50Ns, double megabytesPerSecond) {
+        return new Compare.PlainRun(p50Ns, megabytesPerSecond);
     }
 
     /** Records one round's 64-byte p50 per value, in nanoseconds. */
