@@ -266,7 +266,7 @@ class TcpServerTransportTest {
             throws IOException {
         int from = 100;
         long extentBytes = StagingPool.blocksFor(from + piece) * StagingPool.BLOCK_BYTES;
-        long extent = pool.reserve(extentBytes, -1, System.nanoTime() + 10 * SECOND_NS);
+        long extent = pool.reserve(extentBytes, -1, 10 * SECOND_NS);
         assertTrue(extent >= 0 && extent + extentBytes <= 64 << 10, "extent " + extent);
         MemorySegment staging = pool.memory();
         for (int i = 0; i < piece; i++) {

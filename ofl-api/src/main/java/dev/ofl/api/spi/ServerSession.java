@@ -352,12 +352,7 @@ final class ServerSession implements BootstrapServer.Connection {
             long bytes = StagingPool.blocksFor(responseCapacity) * StagingPool.BLOCK_BYTES;
             long at;
             try {
-                // The clock is read only to wait: a request whose staging is free reads none.
-                at = pool.tryReserve(bytes, base);
-                if (at == StagingPool.NO_EXTENT) {
-                    at = pool.reserve(bytes, base,
-                            server.config().clock().nanoTime() + server.config().stagingTimeout().toNanos());
-                }
+                at = pool.reserve(bytes, base, server.config().stagingTimeout().toNanos());
             } catch (OflException | IllegalStateException e) {
                 LOG.warn("connection {} from {}: request {} answered BUSY: {}", id, peer, requestSequence,
                         e.getMessage());

@@ -27,7 +27,7 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class StagingPool implements AutoCloseable {
     /** The unit of borrowing and returning. */
     public static final int BLOCK_BYTES = 4096;
-    /** Returned by {@link #reserve} when no extent became free before the deadline. */
+    /** Returned by {@link #reserve} when no extent became free within the timeout. */
     public static final long NO_EXTENT = -1;
 
     /** Where a pool's memory comes from: a backend allocates it, and for RDMA registers it. */
@@ -98,7 +98,7 @@ public final class StagingPool implements AutoCloseable {
      *
      * @param budgetBytes the most memory the pool holds, at least one block; rounded up to whole blocks
      * @param source allocates the memory on first use
-     * @param clock measures the deadlines of {@link #reserve}; it must advance with real time
+     * @param clock measures the timeouts of {@link #reserve}; it must advance with real time
      * @throws IllegalArgumentException if the budget is not positive or exceeds 2^31 blocks
      */
     public StagingPool(long budgetBytes, Memory source, NanoClock clock) {
@@ -137,29 +137,36 @@ public final class StagingPool implements AutoCloseable {
     }
 
     /**
-     * Borrows a contiguous extent, waiting for one to be returned until the deadline.
+     * Borrows a contiguous extent, waiting up to a timeout for one to be returned. The clock is
+     * read only when no extent is free at once, so a request whose staging is free costs none.
      *
      * @param bytes the extent's size, rounded up to whole blocks; at least 1 and at most the budget
      * @param preferredOffset an offset to try first (the caller's previous extent), or a negative value
-     * @param deadlineNs the deadline on the pool's clock
+     * @param timeoutNs how long to wait on the pool's clock, zero or more; zero does not wait
      * @return the extent's offset in {@link #memory()}, a multiple of {@link #BLOCK_BYTES}, or
      *     {@link #NO_EXTENT} if none became free in time or the waiting thread was interrupted
-     *     (its interrupt status is kept)
-     * @throws IllegalArgumentException if {@code bytes} is not positive or exceeds the budget
+     *     (its interrupt status is kept); either counts in {@link #timeouts()}
+     * @throws IllegalArgumentException if {@code bytes} is not positive or exceeds the budget, or
+     *     {@code timeoutNs} is negative
      * @throws OflException if the pool's memory could not be allocated, naming the budget and the fix
      * @throws IllegalStateException if the pool was closed
      */
-    public long reserve(long bytes, long preferredOffset, long deadlineNs) {
+    public long reserve(long bytes, long preferredOffset, long timeoutNs) {
         int n = blocksWithin(bytes);
+        if (timeoutNs < 0) {
+            throw new IllegalArgumentException("a staging timeout must be zero or more, was " + timeoutNs + " ns");
+        }
         lock.lock();
         try {
+            long at = take(n, preferredOffset);
+            if (at != NO_EXTENT) {
+                return at;
+            }
+            // Compared by difference, so a timeout as large as Long.MAX_VALUE cannot overflow.
+            long startNs = clock.nanoTime();
             boolean waited = false;
             while (true) {
-                long at = take(n, preferredOffset);
-                if (at != NO_EXTENT) {
-                    return at;
-                }
-                long remainingNs = deadlineNs - clock.nanoTime();
+                long remainingNs = timeoutNs - (clock.nanoTime() - startNs);
                 if (remainingNs <= 0) {
                     timeouts++;
                     return NO_EXTENT;
@@ -175,6 +182,10 @@ public final class StagingPool implements AutoCloseable {
                     timeouts++;
                     return NO_EXTENT;
                 }
+                at = take(n, preferredOffset);
+                if (at != NO_EXTENT) {
+                    return at;
+                }
             }
         } finally {
             lock.unlock();
@@ -183,8 +194,8 @@ public final class StagingPool implements AutoCloseable {
 
     /**
      * Borrows a contiguous extent if one is free now, without waiting and without reading the
-     * clock: a server tries this first and computes a deadline for {@link #reserve} only when it
-     * must wait, so a request whose staging is free costs no clock read.
+     * clock. Unlike {@code reserve} with a zero timeout, finding none is no timeout: for a caller
+     * that has something else to try before it waits.
      *
      * @param bytes the extent's size, rounded up to whole blocks; at least 1 and at most the budget
      * @param preferredOffset an offset to try first (the caller's previous extent), or a negative value

@@ -28,9 +28,10 @@ import org.junit.jupiter.api.Test;
 /** The server-wide staging pool: budget, extents, partial returns, waiting and its memory's life. */
 class StagingPoolTest {
     private static final long NOW = 1_000;
-    /** A clock that never moves: a deadline of NOW has passed, so nothing waits. */
+    /** A clock that never moves: only the zero timeouts most tests give keep them from waiting. */
     private static final NanoClock STOPPED = () -> NOW;
-    private static final long LATER = Long.MAX_VALUE / 2;
+    /** The longest timeout there is: its deadline lies past the clock's range, so it must not overflow. */
+    private static final long FOREVER = Long.MAX_VALUE;
 
     /** Counts allocations and frees of plain native memory. */
     private static final class CountingMemory implements StagingPool.Memory {
@@ -65,8 +66,8 @@ class StagingPoolTest {
         StagingPool pool = pool(8, memory, STOPPED);
         assertEquals(0, pool.committedBytes(), "a pool nobody borrowed from holds no memory");
         assertNull(pool.memory());
-        long a = pool.reserve(100, -1, NOW);
-        long b = pool.reserve(BLOCK_BYTES + 1, -1, NOW);
+        long a = pool.reserve(100, -1, 0);
+        long b = pool.reserve(BLOCK_BYTES + 1, -1, 0);
         assertEquals(0, a);
         assertEquals(BLOCK_BYTES, b, "extents are whole blocks: 100 bytes take one");
         assertEquals(3L * BLOCK_BYTES, pool.inUseBytes());
@@ -80,30 +81,30 @@ class StagingPoolTest {
         pool.close();
         assertEquals(1, memory.frees.get(), "closed once, freed once");
         assertEquals(0, pool.committedBytes());
-        assertThrows(IllegalStateException.class, () -> pool.reserve(1, -1, NOW));
+        assertThrows(IllegalStateException.class, () -> pool.reserve(1, -1, 0));
     }
 
     @Test
-    void anExhaustedPoolAnswersNoExtentAtTheDeadlineAndCountsIt() {
+    void anExhaustedPoolAnswersNoExtentWhenTheTimeoutEndsAndCountsIt() {
         StagingPool pool = pool(4, new CountingMemory(), STOPPED);
-        assertEquals(0, pool.reserve(4L * BLOCK_BYTES, -1, NOW));
-        assertEquals(NO_EXTENT, pool.reserve(1, -1, NOW), "the whole budget is borrowed");
+        assertEquals(0, pool.reserve(4L * BLOCK_BYTES, -1, 0));
+        assertEquals(NO_EXTENT, pool.reserve(1, -1, 0), "the whole budget is borrowed");
         assertEquals(1, pool.timeouts());
-        assertThrows(IllegalArgumentException.class, () -> pool.reserve(5L * BLOCK_BYTES, -1, NOW),
+        assertThrows(IllegalArgumentException.class, () -> pool.reserve(5L * BLOCK_BYTES, -1, 0),
                 "more than the budget can never be had");
-        assertThrows(IllegalArgumentException.class, () -> pool.reserve(0, -1, NOW));
+        assertThrows(IllegalArgumentException.class, () -> pool.reserve(0, -1, 0));
         pool.close();
     }
 
     @Test
     void partialReturnsFreeBlocksForOthersWhileTheRestStaysBorrowed() {
         StagingPool pool = pool(4, new CountingMemory(), STOPPED);
-        long extent = pool.reserve(4L * BLOCK_BYTES, -1, NOW);
+        long extent = pool.reserve(4L * BLOCK_BYTES, -1, 0);
         pool.release(extent, 2L * BLOCK_BYTES);
-        assertEquals(0, pool.reserve(2L * BLOCK_BYTES, -1, NOW), "the returned head is reusable");
-        assertEquals(NO_EXTENT, pool.reserve(1, -1, NOW), "the tail is still borrowed");
+        assertEquals(0, pool.reserve(2L * BLOCK_BYTES, -1, 0), "the returned head is reusable");
+        assertEquals(NO_EXTENT, pool.reserve(1, -1, 0), "the tail is still borrowed");
         pool.release(3L * BLOCK_BYTES, BLOCK_BYTES);
-        assertEquals(3L * BLOCK_BYTES, pool.reserve(1, -1, NOW));
+        assertEquals(3L * BLOCK_BYTES, pool.reserve(1, -1, 0));
         assertEquals(4L * BLOCK_BYTES, pool.inUseBytes());
         pool.close();
     }
@@ -113,33 +114,33 @@ class StagingPoolTest {
         StagingPool pool = pool(4, new CountingMemory(), STOPPED);
         long[] single = new long[4];
         for (int i = 0; i < 4; i++) {
-            single[i] = pool.reserve(1, -1, NOW);
+            single[i] = pool.reserve(1, -1, 0);
         }
         pool.release(single[0], BLOCK_BYTES);
         pool.release(single[2], BLOCK_BYTES);
-        assertEquals(NO_EXTENT, pool.reserve(2L * BLOCK_BYTES, -1, NOW),
+        assertEquals(NO_EXTENT, pool.reserve(2L * BLOCK_BYTES, -1, 0),
                 "two free blocks that are not adjacent cannot hold a 2-block response");
         pool.release(single[1], BLOCK_BYTES);
-        assertEquals(0, pool.reserve(3L * BLOCK_BYTES, -1, NOW), "first fit once blocks 0..2 are free");
+        assertEquals(0, pool.reserve(3L * BLOCK_BYTES, -1, 0), "first fit once blocks 0..2 are free");
         pool.close();
     }
 
     @Test
     void thePreviousExtentIsTriedFirstSoAConnectionKeepsItsView() {
         StagingPool pool = pool(16, new CountingMemory(), STOPPED);
-        long other = pool.reserve(BLOCK_BYTES, -1, NOW);
-        long mine = pool.reserve(2L * BLOCK_BYTES, 8L * BLOCK_BYTES, NOW);
+        long other = pool.reserve(BLOCK_BYTES, -1, 0);
+        long mine = pool.reserve(2L * BLOCK_BYTES, 8L * BLOCK_BYTES, 0);
         assertEquals(8L * BLOCK_BYTES, mine);
         pool.release(other, BLOCK_BYTES);
         pool.release(mine, 2L * BLOCK_BYTES);
-        assertEquals(mine, pool.reserve(2L * BLOCK_BYTES, mine, NOW), "first fit would have chosen 0");
+        assertEquals(mine, pool.reserve(2L * BLOCK_BYTES, mine, 0), "first fit would have chosen 0");
         pool.close();
     }
 
     @Test
     void returningWhatIsNotBorrowedOrNotWholeBlocksIsRefused() {
         StagingPool pool = pool(4, new CountingMemory(), STOPPED);
-        long extent = pool.reserve(BLOCK_BYTES, -1, NOW);
+        long extent = pool.reserve(BLOCK_BYTES, -1, 0);
         assertThrows(IllegalArgumentException.class, () -> pool.release(extent, 100));
         assertThrows(IllegalArgumentException.class, () -> pool.release(extent + 1, BLOCK_BYTES));
         assertThrows(IllegalArgumentException.class, () -> pool.release(BLOCK_BYTES, BLOCK_BYTES),
@@ -158,11 +159,11 @@ class StagingPoolTest {
         CountingMemory memory = new CountingMemory();
         memory.failing = true;
         StagingPool pool = pool(4, memory, STOPPED);
-        OflException e = assertThrows(OflException.class, () -> pool.reserve(1, -1, NOW));
+        OflException e = assertThrows(OflException.class, () -> pool.reserve(1, -1, 0));
         assertTrue(e.getMessage().contains("stagingBudgetBytes"), e.getMessage());
         assertEquals(0, pool.inUseBytes(), "the failed reservation holds nothing");
         memory.failing = false;
-        assertEquals(0, pool.reserve(4L * BLOCK_BYTES, -1, NOW), "every block is free again");
+        assertEquals(0, pool.reserve(4L * BLOCK_BYTES, -1, 0), "every block is free again");
         assertEquals(2, memory.allocations.get());
         pool.close();
     }
@@ -171,7 +172,7 @@ class StagingPoolTest {
     void aPinnedPoolKeepsItsMemory() {
         CountingMemory memory = new CountingMemory();
         StagingPool pool = pool(2, memory, STOPPED);
-        pool.reserve(1, -1, NOW);
+        pool.reserve(1, -1, 0);
         pool.pin();
         pool.close();
         assertTrue(pool.pinned());
@@ -181,10 +182,10 @@ class StagingPoolTest {
     @Test
     void aWaitingReservationGetsTheExtentWhenItIsReturned() throws Exception {
         StagingPool pool = pool(4, new CountingMemory(), NanoClock.SYSTEM);
-        long all = pool.reserve(4L * BLOCK_BYTES, -1, LATER);
+        long all = pool.reserve(4L * BLOCK_BYTES, -1, FOREVER);
         ExecutorService executor = Executors.newSingleThreadExecutor();
         try {
-            Future<Long> waiting = executor.submit(() -> pool.reserve(3L * BLOCK_BYTES, -1, LATER));
+            Future<Long> waiting = executor.submit(() -> pool.reserve(3L * BLOCK_BYTES, -1, FOREVER));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (pool.waits() == 0 && System.nanoTime() - deadline < 0) {
                 Thread.onSpinWait();
@@ -202,10 +203,10 @@ class StagingPoolTest {
     @Test
     void closingWakesWaitersWithAnError() throws Exception {
         StagingPool pool = pool(1, new CountingMemory(), NanoClock.SYSTEM);
-        pool.reserve(1, -1, LATER);
+        pool.reserve(1, -1, FOREVER);
         ExecutorService executor = Executors.newSingleThreadExecutor();
         try {
-            Future<Long> waiting = executor.submit(() -> pool.reserve(1, -1, LATER));
+            Future<Long> waiting = executor.submit(() -> pool.reserve(1, -1, FOREVER));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (pool.waits() == 0 && System.nanoTime() - deadline < 0) {
                 Thread.onSpinWait();
@@ -244,7 +245,7 @@ class StagingPoolTest {
                 int granted = 0;
                 for (int r = 0; r < rounds; r++) {
                     long bytes = 1 + random.nextLong(24L * BLOCK_BYTES);
-                    long at = pool.reserve(bytes, -1, System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+                    long at = pool.reserve(bytes, -1, TimeUnit.SECONDS.toNanos(10));
                     if (at == NO_EXTENT) {
                         continue;
                     }
@@ -301,10 +302,10 @@ class StagingPoolTest {
     @Test
     void anExtentFitsExactlyAtTheEndOfThePool() {
         StagingPool pool = pool(4, new CountingMemory(), STOPPED);
-        assertEquals(0, pool.reserve(BLOCK_BYTES, -1, NOW));
-        assertEquals(BLOCK_BYTES, pool.reserve(3L * BLOCK_BYTES, -1, NOW), "blocks 1 to 3 are the last three");
+        assertEquals(0, pool.reserve(BLOCK_BYTES, -1, 0));
+        assertEquals(BLOCK_BYTES, pool.reserve(3L * BLOCK_BYTES, -1, 0), "blocks 1 to 3 are the last three");
         pool.release(3L * BLOCK_BYTES, BLOCK_BYTES);
-        assertEquals(3L * BLOCK_BYTES, pool.reserve(BLOCK_BYTES, 3L * BLOCK_BYTES, NOW), "the last block, preferred");
+        assertEquals(3L * BLOCK_BYTES, pool.reserve(BLOCK_BYTES, 3L * BLOCK_BYTES, 0), "the last block, preferred");
         pool.release(0, 4L * BLOCK_BYTES);
         assertEquals(0, pool.inUseBytes());
         pool.close();
@@ -313,34 +314,34 @@ class StagingPoolTest {
     @Test
     void firstFitLooksAtEveryBlockOfAPartlyUsedWordAndSkipsFullOnes() {
         StagingPool pool = pool(130, new CountingMemory(), STOPPED);
-        assertEquals(0, pool.reserve(BLOCK_BYTES, -1, NOW));
-        assertEquals(BLOCK_BYTES, pool.reserve(BLOCK_BYTES, -1, NOW), "the next block of the same word");
-        assertEquals(2L * BLOCK_BYTES, pool.reserve(62L * BLOCK_BYTES, -1, NOW), "the rest of the first word");
-        assertEquals(64L * BLOCK_BYTES, pool.reserve(BLOCK_BYTES, -1, NOW), "past the full first word");
-        assertEquals(65L * BLOCK_BYTES, pool.reserve(65L * BLOCK_BYTES, -1, NOW), "up to the pool's end");
-        assertEquals(NO_EXTENT, pool.reserve(BLOCK_BYTES, -1, NOW), "nothing left");
+        assertEquals(0, pool.reserve(BLOCK_BYTES, -1, 0));
+        assertEquals(BLOCK_BYTES, pool.reserve(BLOCK_BYTES, -1, 0), "the next block of the same word");
+        assertEquals(2L * BLOCK_BYTES, pool.reserve(62L * BLOCK_BYTES, -1, 0), "the rest of the first word");
+        assertEquals(64L * BLOCK_BYTES, pool.reserve(BLOCK_BYTES, -1, 0), "past the full first word");
+        assertEquals(65L * BLOCK_BYTES, pool.reserve(65L * BLOCK_BYTES, -1, 0), "up to the pool's end");
+        assertEquals(NO_EXTENT, pool.reserve(BLOCK_BYTES, -1, 0), "nothing left");
         pool.release(BLOCK_BYTES, BLOCK_BYTES);
-        assertEquals(BLOCK_BYTES, pool.reserve(BLOCK_BYTES, -1, NOW), "the one hole in a full pool");
+        assertEquals(BLOCK_BYTES, pool.reserve(BLOCK_BYTES, -1, 0), "the one hole in a full pool");
         pool.close();
     }
 
     @Test
     void aPreferredExtentIsTakenOnlyIfEveryOneOfItsBlocksIsFree() {
         StagingPool pool = pool(8, new CountingMemory(), STOPPED);
-        long a = pool.reserve(2L * BLOCK_BYTES, -1, NOW);
-        long b = pool.reserve(2L * BLOCK_BYTES, -1, NOW);
+        long a = pool.reserve(2L * BLOCK_BYTES, -1, 0);
+        long b = pool.reserve(2L * BLOCK_BYTES, -1, 0);
         assertEquals(2L * BLOCK_BYTES, b);
         pool.release(a, 2L * BLOCK_BYTES);
-        assertEquals(4L * BLOCK_BYTES, pool.reserve(3L * BLOCK_BYTES, a, NOW),
+        assertEquals(4L * BLOCK_BYTES, pool.reserve(3L * BLOCK_BYTES, a, 0),
                 "the preferred offset's third block is borrowed: first fit instead");
-        assertEquals(a, pool.reserve(2L * BLOCK_BYTES, a, NOW), "exactly the two free blocks before a borrowed one");
+        assertEquals(a, pool.reserve(2L * BLOCK_BYTES, a, 0), "exactly the two free blocks before a borrowed one");
         pool.close();
     }
 
     @Test
     void returningTheLastBlockIsAllowedAndBeyondItIsRefusedNamingTheRange() {
         StagingPool pool = pool(2, new CountingMemory(), STOPPED);
-        assertEquals(0, pool.reserve(2L * BLOCK_BYTES, -1, NOW));
+        assertEquals(0, pool.reserve(2L * BLOCK_BYTES, -1, 0));
         IllegalArgumentException beyond = assertThrows(IllegalArgumentException.class,
                 () -> pool.release(2L * BLOCK_BYTES, BLOCK_BYTES));
         assertTrue(beyond.getMessage().contains("[" + 2 * BLOCK_BYTES + ", " + 3 * BLOCK_BYTES + ")"),
@@ -355,13 +356,30 @@ class StagingPoolTest {
     }
 
     @Test
-    void aDeadlineThatIsNowNeitherWaitsNorLoops() {
+    void aZeroTimeoutNeitherWaitsNorLoops() {
         AtomicLong now = new AtomicLong(NOW);
         StagingPool pool = pool(1, new CountingMemory(), now::get);
-        assertEquals(0, pool.reserve(BLOCK_BYTES, -1, NOW));
-        assertEquals(NO_EXTENT, pool.reserve(BLOCK_BYTES, -1, NOW));
-        assertEquals(0, pool.waits(), "a deadline that is now is not waited for");
+        assertEquals(0, pool.reserve(BLOCK_BYTES, -1, 0));
+        assertEquals(NO_EXTENT, pool.reserve(BLOCK_BYTES, -1, 0));
+        assertEquals(0, pool.waits(), "a zero timeout is not waited for");
         assertEquals(1, pool.timeouts());
+        assertThrows(IllegalArgumentException.class, () -> pool.reserve(BLOCK_BYTES, -1, -1));
+        pool.close();
+    }
+
+    /** The timeout runs from the first clock reading, taken once no extent was free. */
+    @Test
+    void aReservationWaitsOutItsTimeoutOnThePoolsClock() {
+        long stepNs = TimeUnit.MILLISECONDS.toNanos(1);
+        AtomicLong now = new AtomicLong(NOW);
+        // Each reading is a millisecond after the one before it.
+        StagingPool pool = pool(1, new CountingMemory(), () -> now.getAndAdd(stepNs));
+        assertEquals(0, pool.reserve(BLOCK_BYTES, -1, FOREVER));
+        assertEquals(NOW, now.get(), "a free extent is had without reading the clock");
+        assertEquals(NO_EXTENT, pool.reserve(BLOCK_BYTES, -1, 3 * stepNs / 2));
+        assertEquals(1, pool.waits(), "half a millisecond was left after the second reading");
+        assertEquals(1, pool.timeouts(), "and none after the third");
+        assertEquals(NOW + 3 * stepNs, now.get(), "read at the start and before and after the one wait");
         pool.close();
     }
 
@@ -389,10 +407,10 @@ class StagingPoolTest {
     @Test
     void anInterruptedReservationGivesUpKeepingTheInterrupt() {
         StagingPool pool = pool(1, new CountingMemory(), System::nanoTime);
-        assertEquals(0, pool.reserve(BLOCK_BYTES, -1, System.nanoTime()));
+        assertEquals(0, pool.reserve(BLOCK_BYTES, -1, 0));
         Thread.currentThread().interrupt();
         try {
-            assertEquals(NO_EXTENT, pool.reserve(BLOCK_BYTES, -1, System.nanoTime() + TimeUnit.DAYS.toNanos(1)));
+            assertEquals(NO_EXTENT, pool.reserve(BLOCK_BYTES, -1, TimeUnit.DAYS.toNanos(1)));
             assertTrue(Thread.currentThread().isInterrupted(), "the interrupt is kept for the caller");
         } finally {
             Thread.interrupted();
@@ -408,7 +426,7 @@ class StagingPoolTest {
         long before = ServerMemory.stagingBytes();
         StagingPool pool = pool(3, new CountingMemory(), STOPPED);
         assertEquals(before, ServerMemory.stagingBytes(), "nothing allocated yet");
-        pool.release(pool.reserve(BLOCK_BYTES, -1, NOW), BLOCK_BYTES);
+        pool.release(pool.reserve(BLOCK_BYTES, -1, 0), BLOCK_BYTES);
         assertEquals(before + 3L * BLOCK_BYTES, ServerMemory.stagingBytes());
         pool.close();
         assertEquals(before, ServerMemory.stagingBytes());
@@ -423,7 +441,7 @@ class StagingPoolTest {
         pool.budgetBytes();
         pool.pin();
         AtomicLong reserved = new AtomicLong(-2);
-        Thread other = Thread.ofPlatform().start(() -> reserved.set(pool.reserve(BLOCK_BYTES, -1, NOW)));
+        Thread other = Thread.ofPlatform().start(() -> reserved.set(pool.reserve(BLOCK_BYTES, -1, 0)));
         other.join(TimeUnit.MINUTES.toMillis(1));
         assertFalse(other.isAlive(), "another thread could not take the pool's lock");
         assertEquals(0, reserved.get());

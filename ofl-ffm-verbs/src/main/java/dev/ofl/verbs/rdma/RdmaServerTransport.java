@@ -455,15 +455,15 @@ final class RdmaServerTransport implements ServerTransport {
         long bytes = StagingPool.blocksFor(length) * StagingPool.BLOCK_BYTES;
         long at;
         try {
-            at = pool.reserve(bytes, readOffset, config.clock().nanoTime());
+            at = pool.tryReserve(bytes, readOffset);
             if (at == StagingPool.NO_EXTENT && postedWrites > completedWrites) {
                 // This connection's own earlier responses may hold the blocks, returned only as
                 // this thread sees their writes complete: let them, before waiting for others.
                 awaitWrites(0);
-                at = pool.reserve(bytes, readOffset, config.clock().nanoTime());
+                at = pool.tryReserve(bytes, readOffset);
             }
             if (at == StagingPool.NO_EXTENT) {
-                at = pool.reserve(bytes, readOffset, config.clock().nanoTime() + config.stagingTimeout().toNanos());
+                at = pool.reserve(bytes, readOffset, config.stagingTimeout().toNanos());
             }
         } catch (OflException | IllegalStateException e) {
             LOG.warn("qp {}: a request's payload of {} bytes cannot be read: {}", link.qp.qpNumber(), readPayload,
