@@ -42,6 +42,8 @@ final class LinkRunner {
 
     /** The longest a block waits for the JIT to fall quiet ({@link Settings#jitQuietNs()}). */
     private static final long JIT_QUIET_CAP_NS = TimeUnit.SECONDS.toNanos(30);
+    /** The most requests of a warm-up chunk; see {@link #warmUp}. */
+    private static final int WARMUP_CHUNK = 1000;
 
     /** One open connection and its memory. */
     private static final class Connection {
@@ -170,37 +172,23 @@ final class LinkRunner {
         if (testCase.responseBytes() > 0) {
             ranges.add(c.region, 0, testCase.responseBytes());
         }
+        Histogram discarded = new Histogram(1, TimeUnit.MINUTES.toNanos(1), 3);
+        int chunk = Math.max(1, Math.min(WARMUP_CHUNK, settings.iterations() / 10));
         long warmupEndNs = System.nanoTime() + settings.warmupMinNs();
         long warmups = 0;
-        while (warmups < settings.warmups() || System.nanoTime() - warmupEndNs < 0) {
-            if (exchange(c, ranges, testCase, v, tally) < 0) {
-                break;
-            }
-            warmups++;
+        boolean warm = true;
+        while (warm && (warmups < settings.warmups() || System.nanoTime() - warmupEndNs < 0)) {
+            warm = warmUp(c, ranges, testCase, v, tally, chunk, discarded);
+            warmups += chunk;
         }
-        if (settings.jitQuietNs() > 0) {
-            warmups += warmUntilJitQuiet(c, ranges, testCase, v, tally);
+        if (warm && settings.jitQuietNs() > 0) {
+            warmups += warmUntilJitQuiet(c, ranges, testCase, v, tally, chunk, discarded);
         }
         long[] serverCpu0 = serverCpu(c);
         long threadCpu0 = THREADS.getCurrentThreadCpuTime();
         long processCpu0 = ExchangeHandler.processCpuNs();
         long allocated0 = ExchangeHandler.threadAllocatedBytes();
-        long sumNs = 0;
-        long nextStartNs = System.nanoTime();
-        for (int i = 0; i < settings.iterations(); i++) {
-            if (settings.cadenceNs() > 0) {
-                nextStartNs += settings.cadenceNs();
-                long waitNs;
-                while ((waitNs = nextStartNs - System.nanoTime()) > 0) {
-                    LockSupport.parkNanos(waitNs);
-                }
-            }
-            long rttNs = exchange(c, ranges, testCase, v, tally);
-            if (rttNs >= 0) {
-                histogram.recordValue(Math.min(rttNs, histogram.getHighestTrackableValue()));
-                sumNs += rttNs;
-            }
-        }
+        long sumNs = exchanges(c, ranges, testCase, v, tally, settings.iterations(), settings.cadenceNs(), histogram);
         long threadCpu = THREADS.getCurrentThreadCpuTime() - threadCpu0;
         long processCpu = ExchangeHandler.processCpuNs() - processCpu0;
         long allocated1 = ExchangeHandler.threadAllocatedBytes();
@@ -217,6 +205,54 @@ final class LinkRunner {
     }
 
     /**
+     * Runs {@code count} exchanges back to back, or one per {@code cadenceNs} if positive, and
+     * records every checked round trip: warm-up and measurement alike, so that the measured
+     * requests run the very code the JIT compiled while warming up.
+     *
+     * @return the sum of the recorded round trips in nanoseconds
+     */
+    private long exchanges(Connection c, ResponseRanges ranges, ExchangeCase testCase, Variant v, long[] tally,
+            int count, long cadenceNs, Histogram histogram) {
+        long sumNs = 0;
+        long nextStartNs = System.nanoTime();
+        for (int i = 0; i < count; i++) {
+            if (cadenceNs > 0) {
+                nextStartNs += cadenceNs;
+                long waitNs;
+                while ((waitNs = nextStartNs - System.nanoTime()) > 0) {
+                    LockSupport.parkNanos(waitNs);
+                }
+            }
+            long rttNs = exchange(c, ranges, testCase, v, tally);
+            if (rttNs >= 0) {
+                histogram.recordValue(Math.min(rttNs, histogram.getHighestTrackableValue()));
+                sumNs += rttNs;
+            }
+        }
+        return sumNs;
+    }
+
+    /**
+     * One chunk of warm-up: the server CPU query that begins and ends a measured block, then
+     * {@code chunk} exchanges through {@link #exchanges}, with no cadence. Code the JIT compiled
+     * for requests of one kind only is thrown away at the first request of another (an uncommon
+     * trap), and such requests ran again interpreted until compiled anew: when warm-up sent only
+     * exchanges, the measured block's first CPU query did that to both ends, whose compilers then
+     * took the cores the pinned threads spin on (p99.9 of 3.4–3.9 ms for 64-byte busy round trips
+     * on 2 cores, against 37 µs for a plain Java NIO peer).
+     *
+     * @return {@code false} if an exchange failed or was wrong: warming up stops
+     */
+    private boolean warmUp(Connection c, ResponseRanges ranges, ExchangeCase testCase, Variant v, long[] tally,
+            int chunk, Histogram discarded) {
+        long mismatches = tally[0];
+        long errors = tally[1];
+        serverCpu(c);
+        exchanges(c, ranges, testCase, v, tally, chunk, 0, discarded);
+        return tally[0] == mismatches && tally[1] == errors;
+    }
+
+    /**
      * Keeps warming up until this JVM's JIT compiled nothing for {@link Settings#jitQuietNs()}, or
      * {@link #JIT_QUIET_CAP_NS} passed: the request path is compiled fully only after thousands of
      * requests, and much later when other processes load the machine.
@@ -224,7 +260,7 @@ final class LinkRunner {
      * @return the requests sent
      */
     private long warmUntilJitQuiet(Connection c, ResponseRanges ranges, ExchangeCase testCase, Variant v,
-            long[] tally) {
+            long[] tally, int chunk, Histogram discarded) {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
             return 0;
@@ -238,10 +274,11 @@ final class LinkRunner {
             if (nowNs - quietSinceNs >= settings.jitQuietNs() || nowNs - startNs >= JIT_QUIET_CAP_NS) {
                 return sent;
             }
-            if (exchange(c, ranges, testCase, v, tally) < 0) {
+            boolean warm = warmUp(c, ranges, testCase, v, tally, chunk, discarded);
+            sent += chunk;
+            if (!warm) {
                 return sent;
             }
-            sent++;
             long ms = jit.getTotalCompilationTime();
             if (ms != compiledMs) {
                 compiledMs = ms;

@@ -1,0 +1,100 @@
+package dev.ofl.bench.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ofl.api.Limits;
+import dev.ofl.api.Ofl;
+import dev.ofl.api.OflServer;
+import dev.ofl.api.ServerConfig;
+import dev.ofl.api.WaitMode;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * A block warms up on everything its measured part sends, in the order it sends it: the server
+ * CPU query that begins and ends the measured requests comes between warm-up chunks too. Code
+ * compiled on exchanges alone was thrown away at the first CPU query, on both ends, and the
+ * measured requests paid for compiling it again (multi-millisecond stalls at p99.9).
+ */
+@Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class WarmUpTest {
+    @Test
+    void warmUpChunksBeginWithTheCpuQueryThatBracketsTheMeasuredRequests(@TempDir Path dir) throws Exception {
+        List<Character> ops = Collections.synchronizedList(new ArrayList<>());
+        Path json = dir.resolve("run.json");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int exit;
+        try (ExchangeHandler handler = new ExchangeHandler(-1);
+                OflServer server = Ofl.serve(ServerConfig.builder()
+                        .backend("tcp")
+                        .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                        .serviceName(BenchServer.SERVICE)
+                        .limits(new Limits(4096, 1 << 20, 1, 1))
+                        .waitMode(WaitMode.BLOCKING)
+                        .build(), (request, response) -> {
+                            ops.add(request.op() == ExchangeHandler.OP_CPU ? 'C'
+                                    : request.op() == ExchangeHandler.OP_EXCHANGE ? 'E' : '?');
+                            return handler.handle(request, response);
+                        })) {
+            // Busy and blocking name different ports of one base: this server's is the blocking one.
+            int base = server.localAddress().getPort() - BenchServer.port(0, "tcp", WaitMode.BLOCKING);
+            PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
+            exit = new CommandLine(new BenchClient(print, print)).execute("--server", "127.0.0.1", "--port",
+                    Integer.toString(base), "--backend", "tcp", "--wait", "blocking", "--cases", "64/64", "--response",
+                    "inplace", "--repeats", "1", "--iterations", "100", "--warmup", "50", "--warmup-ms", "0",
+                    "--warmup-jit-quiet-ms", "0", "--timeout-ms", Long.toString(TimeUnit.SECONDS.toMillis(30)),
+                    "--json", json.toString());
+        }
+        String output = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, exit, output);
+        // Two blocks (one ABBA round of one variant) on one connection. Each: five warm-up chunks
+        // of a tenth of the measured requests (10), each after a CPU query; then the CPU query,
+        // the 100 measured requests and the closing CPU query (next to the next block's first).
+        String warmUp = "C E10 ".repeat(5);
+        assertEquals(warmUp + "C E100 C2 " + warmUp.substring(2) + "C E100 C", runs(ops), output);
+        JsonNode root = new ObjectMapper().readTree(json.toFile());
+        assertEquals(2, root.get("blocks").size(), output);
+        for (JsonNode b : root.get("blocks")) {
+            assertEquals(50, b.get("warmups").asLong(), output);
+            assertEquals(100, b.get("requests").asLong(), output);
+        }
+        assertEquals(0, root.get("badChecks").asLong(), output);
+        assertEquals(0, root.get("errors").asLong(), output);
+    }
+
+    /** The ops as runs: "C" for one CPU query, "E10" for ten exchanges, "C2" for two queries in a row. */
+    private static String runs(List<Character> ops) {
+        StringBuilder s = new StringBuilder();
+        synchronized (ops) {
+            for (int i = 0; i < ops.size(); ) {
+                int j = i;
+                while (j < ops.size() && ops.get(j).equals(ops.get(i))) {
+                    j++;
+                }
+                if (!s.isEmpty()) {
+                    s.append(' ');
+                }
+                s.append(ops.get(i));
+                if (j - i > 1 || ops.get(i) == 'E') {
+                    s.append(j - i);
+                }
+                i = j;
+            }
+        }
+        return s.toString();
+    }
+}
