@@ -210,7 +210,7 @@ int main(int argc, char **argv) {
     }
     qsort(rtt, iterations, sizeof *rtt, cmp_u64);
     double mean_ns = (double)total_ns / (double)iterations;
-    printf("c-tcp %-8s bytes=%-9llu n=%llu p50=%.1fus p99=%.1fus p99.9=%.1fus max=%.1fus MB/s=%.0f mismatches=%llu\n",
+    printf("c-tcp %-8s bytes=%-9llu n=%llu p50=%.1fus p99=%.1fus p99.9=%.1fus max=%.1fus MB/s=%.2f mismatches=%llu\n",
            busy ? "busy" : "blocking", (unsigned long long)len, (unsigned long long)iterations,
            rtt[iterations / 2] / 1e3, rtt[iterations * 99 / 100] / 1e3, rtt[iterations * 999 / 1000] / 1e3,
            rtt[iterations - 1] / 1e3, len / (mean_ns / 1e9) / 1e6, (unsigned long long)mismatches);

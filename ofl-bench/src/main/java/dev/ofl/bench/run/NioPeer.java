@@ -212,7 +212,7 @@ public final class NioPeer implements Callable<Integer> {
         Arrays.sort(rtt);
         double meanNs = (double) totalNs / iterations;
         out.printf(Locale.ROOT, "java-nio %s bytes=%-9d n=%d p50=%.1fus p99=%.1fus p99.9=%.1fus max=%.1fus"
-                + " MB/s=%.0f mismatches=%d warmups=%d%n", busy ? "busy" : "blocking", responseBytes, iterations,
+                + " MB/s=%.2f mismatches=%d warmups=%d%n", busy ? "busy" : "blocking", responseBytes, iterations,
                 rtt[iterations / 2] / 1e3, rtt[(int) ((long) iterations * 99 / 100)] / 1e3,
                 rtt[(int) ((long) iterations * 999 / 1000)] / 1e3, rtt[iterations - 1] / 1e3,
                 responseBytes / (meanNs / 1e9) / 1e6, mismatches, warmed);
