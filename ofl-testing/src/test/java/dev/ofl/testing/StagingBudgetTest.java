@@ -136,6 +136,21 @@ class StagingBudgetTest {
         assertEquals(0, pool.inUseBytes());
     }
 
+    /** A staging timeout past what nanoseconds can count (292 years) means waiting for ever, not a failure. */
+    @Test
+    void aStagingTimeoutBeyondTheRangeOfNanosecondsServes() {
+        OflServer server = serve(Duration.ofSeconds(Long.MAX_VALUE));
+        OflClient client = connect(server);
+        Region region = client.registerRegion(memory);
+        Completion completion = new Completion();
+        for (int i = 0; i < 3; i++) {
+            long ticket = submit(client, region, OP_ECHO, i, 8);
+            assertEquals(OflStatus.OK, client.await(ticket, System.nanoTime() + 10 * SECOND_NS, completion));
+            assertEquals(i, memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
+        }
+        assertEquals(0, server.statistics().handlerFailures() + server.statistics().protocolViolations());
+    }
+
     @Test
     void aResponseThatFindsNoStagingWithinTheTimeoutIsBusyAndTheConnectionGoesOn() throws Exception {
         OflServer server = serve(Duration.ofMillis(50));

@@ -19,6 +19,7 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -312,6 +313,8 @@ final class ServerSession implements BootstrapServer.Connection {
         private static final MemorySegment EMPTY = MemorySegment.ofArray(new byte[0]);
         private final StagingPool pool;
         private final int pieceBytes;
+        /** ServerConfig.stagingTimeout, converted once (saturated: a Duration may exceed 292 years). */
+        private final long stagingTimeoutNs = TimeUnit.NANOSECONDS.convert(server.config().stagingTimeout());
         private MemorySegment view = EMPTY;
         private long viewBase = -1;
         private long viewBytes;
@@ -352,7 +355,7 @@ final class ServerSession implements BootstrapServer.Connection {
             long bytes = StagingPool.blocksFor(responseCapacity) * StagingPool.BLOCK_BYTES;
             long at;
             try {
-                at = pool.reserve(bytes, base, server.config().stagingTimeout().toNanos());
+                at = pool.reserve(bytes, base, stagingTimeoutNs);
             } catch (OflException | IllegalStateException e) {
                 LOG.warn("connection {} from {}: request {} answered BUSY: {}", id, peer, requestSequence,
                         e.getMessage());

@@ -27,7 +27,7 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class StagingPool implements AutoCloseable {
     /** The unit of borrowing and returning. */
     public static final int BLOCK_BYTES = 4096;
-    /** Returned by {@link #reserve} when no extent became free within the timeout. */
+    /** Returned by {@link #reserve} when no extent became free within the timeout, and by {@link #tryReserve} when none is free. */
     public static final long NO_EXTENT = -1;
 
     /** Where a pool's memory comes from: a backend allocates it, and for RDMA registers it. */
@@ -194,8 +194,8 @@ public final class StagingPool implements AutoCloseable {
 
     /**
      * Borrows a contiguous extent if one is free now, without waiting and without reading the
-     * clock. Unlike {@code reserve} with a zero timeout, finding none is no timeout: for a caller
-     * that has something else to try before it waits.
+     * clock. Unlike {@code reserve} with a zero timeout, it does not count in {@link #timeouts()}
+     * when it finds none: it is for a caller that has something else to try before it waits.
      *
      * @param bytes the extent's size, rounded up to whole blocks; at least 1 and at most the budget
      * @param preferredOffset an offset to try first (the caller's previous extent), or a negative value

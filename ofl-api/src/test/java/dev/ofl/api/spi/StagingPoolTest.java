@@ -356,7 +356,7 @@ class StagingPoolTest {
     }
 
     @Test
-    void aZeroTimeoutNeitherWaitsNorLoops() {
+    void aZeroTimeoutDoesNotWait() {
         AtomicLong now = new AtomicLong(NOW);
         StagingPool pool = pool(1, new CountingMemory(), now::get);
         assertEquals(0, pool.reserve(BLOCK_BYTES, -1, 0));

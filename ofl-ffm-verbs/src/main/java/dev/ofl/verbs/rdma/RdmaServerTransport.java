@@ -36,6 +36,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -463,7 +464,7 @@ final class RdmaServerTransport implements ServerTransport {
                 at = pool.tryReserve(bytes, readOffset);
             }
             if (at == StagingPool.NO_EXTENT) {
-                at = pool.reserve(bytes, readOffset, config.stagingTimeout().toNanos());
+                at = pool.reserve(bytes, readOffset, TimeUnit.NANOSECONDS.convert(config.stagingTimeout()));
             }
         } catch (OflException | IllegalStateException e) {
             LOG.warn("qp {}: a request's payload of {} bytes cannot be read: {}", link.qp.qpNumber(), readPayload,
