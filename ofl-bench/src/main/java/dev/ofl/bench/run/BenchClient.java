@@ -136,7 +136,9 @@ public final class BenchClient implements Callable<Integer> {
     Integer iterations;
 
     @Option(names = "--warmup", paramLabel = "N",
-            description = "Checked, unrecorded requests before each block, sent back to back (default: ${DEFAULT-VALUE}).")
+            description = "At least this many checked, unrecorded requests before each block, back to back in"
+                    + " chunks of a tenth of --iterations (at most 1000), each after the server CPU query that"
+                    + " brackets a block (default: ${DEFAULT-VALUE}).")
     int warmup = 200;
 
     @Option(names = "--warmup-ms", paramLabel = "MS",
@@ -326,7 +328,7 @@ public final class BenchClient implements Callable<Integer> {
                 TimeUnit.MILLISECONDS.toNanos(warmupJitQuietMs), properties);
         Progress progress = new Progress(log, blocks.size() * plan.servers().size());
         log.printf(Locale.ROOT, "ofl-bench: %d links x %d blocks (%d cases x %d variants x %d ABBA rounds x 2),"
-                + " %d warm-up + %d measured requests each%s%n", plan.servers().size(), blocks.size(),
+                + " at least %d warm-up + %d measured requests each%s%n", plan.servers().size(), blocks.size(),
                 plan.cases().size(), plan.variants().size(), plan.repeats(), warmup, plan.iterations(),
                 plan.cadenceNs() > 0 ? String.format(Locale.ROOT, ", one every %.3f ms", plan.cadenceNs() / 1e6) : "");
         List<BlockResult> results = new ArrayList<>();
@@ -427,7 +429,8 @@ public final class BenchClient implements Callable<Integer> {
         c.put("clientCpu", cpus.isEmpty() ? "not pinned" : "link threads pinned to CPU " + cpus);
         c.put("cadence", plan.cadenceNs() == 0 ? "burst" : String.format(Locale.ROOT, "%.3f ms", plan.cadenceNs() / 1e6));
         c.put("repeats", plan.repeats() + " ABBA rounds");
-        c.put("warmup", warmup + " requests and " + warmupMs + " ms per block, back to back"
+        c.put("warmup", "at least " + warmup + " requests and " + warmupMs + " ms per block, back to back in chunks"
+                + " after a server CPU query each"
                 + (warmupJitQuietMs > 0 ? ", then until the JIT was quiet for " + warmupJitQuietMs + " ms" : ""));
         c.put("iterations", plan.iterations());
         c.put("verbsLibrary", System.getProperty("ofl.verbs.library", System.getenv().getOrDefault("OFL_VERBS_LIBRARY",

@@ -602,7 +602,7 @@ public final class Compare implements Callable<Integer> {
             pairedThroughputRatios.computeIfAbsent(key, k -> new ArrayList<>()).add(throughputRatio);
         }
         log.printf(Locale.ROOT, "compare: %s %d B paired: c-tcp p50 %.1f us before, %.1f us after: ratio %.2f;"
-                + " MB/s %.1f before, %.1f after: ratio %.2f%n", peer, bytes, cBefore.p50Ns() / 1e3,
+                + " MB/s %.2f before, %.2f after: ratio %.2f%n", peer, bytes, cBefore.p50Ns() / 1e3,
                 cAfter.p50Ns() / 1e3, ratio, cBefore.megabytesPerSecond(), cAfter.megabytesPerSecond(),
                 throughputRatio);
     }

@@ -175,20 +175,21 @@ final class LinkRunner {
         Histogram discarded = new Histogram(1, TimeUnit.MINUTES.toNanos(1), 3);
         int chunk = Math.max(1, Math.min(WARMUP_CHUNK, settings.iterations() / 10));
         long warmupEndNs = System.nanoTime() + settings.warmupMinNs();
-        long warmups = 0;
+        long firstIteration = iteration;
         boolean warm = true;
-        while (warm && (warmups < settings.warmups() || System.nanoTime() - warmupEndNs < 0)) {
+        while (warm && (iteration - firstIteration < settings.warmups() || System.nanoTime() - warmupEndNs < 0)) {
             warm = warmUp(c, ranges, testCase, v, tally, chunk, discarded);
-            warmups += chunk;
         }
         if (warm && settings.jitQuietNs() > 0) {
-            warmups += warmUntilJitQuiet(c, ranges, testCase, v, tally, chunk, discarded);
+            warmUntilJitQuiet(c, ranges, testCase, v, tally, chunk, discarded);
         }
+        long warmups = iteration - firstIteration;
         long[] serverCpu0 = serverCpu(c);
         long threadCpu0 = THREADS.getCurrentThreadCpuTime();
         long processCpu0 = ExchangeHandler.processCpuNs();
         long allocated0 = ExchangeHandler.threadAllocatedBytes();
-        long sumNs = exchanges(c, ranges, testCase, v, tally, settings.iterations(), settings.cadenceNs(), histogram);
+        long sumNs = exchanges(c, ranges, testCase, v, tally, settings.iterations(), settings.cadenceNs(), histogram,
+                false);
         long threadCpu = THREADS.getCurrentThreadCpuTime() - threadCpu0;
         long processCpu = ExchangeHandler.processCpuNs() - processCpu0;
         long allocated1 = ExchangeHandler.threadAllocatedBytes();
@@ -207,12 +208,15 @@ final class LinkRunner {
     /**
      * Runs {@code count} exchanges back to back, or one per {@code cadenceNs} if positive, and
      * records every checked round trip: warm-up and measurement alike, so that the measured
-     * requests run the very code the JIT compiled while warming up.
+     * requests run the code the JIT compiled while warming up (but for the pause between them
+     * at a cadence, which the warm-up leaves out).
      *
-     * @return the sum of the recorded round trips in nanoseconds
+     * @param stopAtFailure whether to stop at the first exchange that fails or is wrong (warm-up:
+     *     the server may be gone, and each failure may wait a request timeout)
+     * @return the sum of the recorded round trips in nanoseconds, or -1 if it stopped at a failure
      */
     private long exchanges(Connection c, ResponseRanges ranges, ExchangeCase testCase, Variant v, long[] tally,
-            int count, long cadenceNs, Histogram histogram) {
+            int count, long cadenceNs, Histogram histogram, boolean stopAtFailure) {
         long sumNs = 0;
         long nextStartNs = System.nanoTime();
         for (int i = 0; i < count; i++) {
@@ -227,6 +231,8 @@ final class LinkRunner {
             if (rttNs >= 0) {
                 histogram.recordValue(Math.min(rttNs, histogram.getHighestTrackableValue()));
                 sumNs += rttNs;
+            } else if (stopAtFailure) {
+                return -1;
             }
         }
         return sumNs;
@@ -236,48 +242,41 @@ final class LinkRunner {
      * One chunk of warm-up: the server CPU query that begins and ends a measured block, then
      * {@code chunk} exchanges through {@link #exchanges}, with no cadence. Code the JIT compiled
      * for requests of one kind only is thrown away at the first request of another (an uncommon
-     * trap), and such requests ran again interpreted until compiled anew: when warm-up sent only
-     * exchanges, the measured block's first CPU query did that to both ends, whose compilers then
-     * took the cores the pinned threads spin on (p99.9 of 3.4–3.9 ms for 64-byte busy round trips
-     * on 2 cores, against 37 µs for a plain Java NIO peer).
+     * trap), and such requests run again interpreted until compiled anew. Without CPU queries in
+     * the warm-up, the measured block's first one did that to both ends, whose compilers then took
+     * the cores the pinned threads spin on (p99.9 of 3.4–3.9 ms for 64-byte busy round trips on 2
+     * cores, against 37 µs for a plain Java NIO peer).
      *
      * @return {@code false} if an exchange failed or was wrong: warming up stops
      */
     private boolean warmUp(Connection c, ResponseRanges ranges, ExchangeCase testCase, Variant v, long[] tally,
             int chunk, Histogram discarded) {
-        long mismatches = tally[0];
-        long errors = tally[1];
         serverCpu(c);
-        exchanges(c, ranges, testCase, v, tally, chunk, 0, discarded);
-        return tally[0] == mismatches && tally[1] == errors;
+        return exchanges(c, ranges, testCase, v, tally, chunk, 0, discarded, true) >= 0;
     }
 
     /**
      * Keeps warming up until this JVM's JIT compiled nothing for {@link Settings#jitQuietNs()}, or
      * {@link #JIT_QUIET_CAP_NS} passed: the request path is compiled fully only after thousands of
-     * requests, and much later when other processes load the machine.
-     *
-     * @return the requests sent
+     * requests, and much later when other processes load the machine. Stops early at a failed
+     * exchange.
      */
-    private long warmUntilJitQuiet(Connection c, ResponseRanges ranges, ExchangeCase testCase, Variant v,
+    private void warmUntilJitQuiet(Connection c, ResponseRanges ranges, ExchangeCase testCase, Variant v,
             long[] tally, int chunk, Histogram discarded) {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
-            return 0;
+            return;
         }
         long startNs = System.nanoTime();
         long compiledMs = jit.getTotalCompilationTime();
         long quietSinceNs = startNs;
-        long sent = 0;
         while (true) {
             long nowNs = System.nanoTime();
             if (nowNs - quietSinceNs >= settings.jitQuietNs() || nowNs - startNs >= JIT_QUIET_CAP_NS) {
-                return sent;
+                return;
             }
-            boolean warm = warmUp(c, ranges, testCase, v, tally, chunk, discarded);
-            sent += chunk;
-            if (!warm) {
-                return sent;
+            if (!warmUp(c, ranges, testCase, v, tally, chunk, discarded)) {
+                return;
             }
             long ms = jit.getTotalCompilationTime();
             if (ms != compiledMs) {

@@ -120,7 +120,7 @@ class NioPeerTest {
 
     /**
      * The paired ratios of an ofl TCP row are the medians over its rounds of its p50 and its MB/s
-     * over the mean of the C runs' right before and after it; a round whose C run failed adds
+     * over the mean of those of the C runs right before and after it; a round whose C run failed adds
      * neither, and one without an MB/s figure only its p50 ratio.
      */
     @Test

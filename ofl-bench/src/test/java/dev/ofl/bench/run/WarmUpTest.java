@@ -34,6 +34,43 @@ import picocli.CommandLine;
 class WarmUpTest {
     @Test
     void warmUpChunksBeginWithTheCpuQueryThatBracketsTheMeasuredRequests(@TempDir Path dir) throws Exception {
+        Run run = run(dir, false);
+        assertEquals(0, run.exit, run.output);
+        // Two blocks (one ABBA round of one variant) on one connection. Each: five warm-up chunks
+        // of a tenth of the measured requests (10), each after a CPU query; then the CPU query,
+        // the 100 measured requests and the closing CPU query (next to the next block's first).
+        String warmUp = "C E10 ".repeat(5);
+        assertEquals(warmUp + "C E100 C2 " + warmUp.substring(2) + "C E100 C", run.ops, run.output);
+        JsonNode root = new ObjectMapper().readTree(run.json.toFile());
+        assertEquals(2, root.get("blocks").size(), run.output);
+        for (JsonNode b : root.get("blocks")) {
+            assertEquals(50, b.get("warmups").asLong(), run.output);
+            assertEquals(100, b.get("requests").asLong(), run.output);
+        }
+        assertEquals(0, root.get("badChecks").asLong(), run.output);
+        assertEquals(0, root.get("errors").asLong(), run.output);
+    }
+
+    /** Warm-up ends at its first failed request: against a server that is gone, each could wait a timeout. */
+    @Test
+    void warmUpStopsAtTheFirstFailedRequest(@TempDir Path dir) throws Exception {
+        Run run = run(dir, true);
+        assertEquals(1, run.exit, run.output);
+        assertEquals("C E1 C E100 C2 E1 C E100 C", run.ops, run.output);
+        JsonNode root = new ObjectMapper().readTree(run.json.toFile());
+        for (JsonNode b : root.get("blocks")) {
+            assertEquals(1, b.get("warmups").asLong(), run.output);
+        }
+    }
+
+    private record Run(int exit, String ops, String output, Path json) {
+    }
+
+    /**
+     * Runs a client of two blocks, 50 warm-up and 100 measured requests each, against a server in
+     * this JVM that answers CPU queries and either exchanges or refuses them.
+     */
+    private static Run run(Path dir, boolean refuseExchanges) throws Exception {
         List<Character> ops = Collections.synchronizedList(new ArrayList<>());
         Path json = dir.resolve("run.json");
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -46,9 +83,9 @@ class WarmUpTest {
                         .limits(new Limits(4096, 1 << 20, 1, 1))
                         .waitMode(WaitMode.BLOCKING)
                         .build(), (request, response) -> {
-                            ops.add(request.op() == ExchangeHandler.OP_CPU ? 'C'
-                                    : request.op() == ExchangeHandler.OP_EXCHANGE ? 'E' : '?');
-                            return handler.handle(request, response);
+                            boolean exchange = request.op() == ExchangeHandler.OP_EXCHANGE;
+                            ops.add(exchange ? 'E' : request.op() == ExchangeHandler.OP_CPU ? 'C' : '?');
+                            return exchange && refuseExchanges ? 99 : handler.handle(request, response);
                         })) {
             // Busy and blocking name different ports of one base: this server's is the blocking one.
             int base = server.localAddress().getPort() - BenchServer.port(0, "tcp", WaitMode.BLOCKING);
@@ -59,21 +96,7 @@ class WarmUpTest {
                     "--warmup-jit-quiet-ms", "0", "--timeout-ms", Long.toString(TimeUnit.SECONDS.toMillis(30)),
                     "--json", json.toString());
         }
-        String output = out.toString(StandardCharsets.UTF_8);
-        assertEquals(0, exit, output);
-        // Two blocks (one ABBA round of one variant) on one connection. Each: five warm-up chunks
-        // of a tenth of the measured requests (10), each after a CPU query; then the CPU query,
-        // the 100 measured requests and the closing CPU query (next to the next block's first).
-        String warmUp = "C E10 ".repeat(5);
-        assertEquals(warmUp + "C E100 C2 " + warmUp.substring(2) + "C E100 C", runs(ops), output);
-        JsonNode root = new ObjectMapper().readTree(json.toFile());
-        assertEquals(2, root.get("blocks").size(), output);
-        for (JsonNode b : root.get("blocks")) {
-            assertEquals(50, b.get("warmups").asLong(), output);
-            assertEquals(100, b.get("requests").asLong(), output);
-        }
-        assertEquals(0, root.get("badChecks").asLong(), output);
-        assertEquals(0, root.get("errors").asLong(), output);
+        return new Run(exit, runs(ops), out.toString(StandardCharsets.UTF_8), json);
     }
 
     /** The ops as runs: "C" for one CPU query, "E10" for ten exchanges, "C2" for two queries in a row. */
