@@ -228,7 +228,8 @@ public final class Compare implements Callable<Integer> {
 
     /** The NIO peer's command: its wait option, its CPU if pinned, then {@code rest}. */
     private List<String> nio(String busy, int role, String... rest) {
-        // As long as ofl's client: vs_nio would otherwise set compiled ofl against a partly compiled NIO loop.
+        // For --warmup-ms, as ofl's client (which then also waits for its JIT to be quiet): vs_nio
+        // would otherwise set compiled ofl against a partly compiled NIO loop.
         List<String> args = new ArrayList<>(List.of("nio", busy, "--warmup-ms=" + warmupMs));
         args.addAll(pinned(List.of(), role, "--cpu="));
         args.addAll(List.of(rest));

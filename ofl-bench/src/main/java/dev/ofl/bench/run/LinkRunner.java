@@ -242,10 +242,10 @@ final class LinkRunner {
      * One chunk of warm-up: the server CPU query that begins and ends a measured block, then
      * {@code chunk} exchanges through {@link #exchanges}, with no cadence. Code the JIT compiled
      * for requests of one kind only is thrown away at the first request of another (an uncommon
-     * trap), and such requests run again interpreted until compiled anew. Without CPU queries in
-     * the warm-up, the measured block's first one did that to both ends, whose compilers then took
-     * the cores the pinned threads spin on (p99.9 of 3.4–3.9 ms for 64-byte busy round trips on 2
-     * cores, against 37 µs for a plain Java NIO peer).
+     * trap), and such requests run again interpreted until compiled anew. A warm-up without CPU
+     * queries leaves that to the measured block's first one, on both ends, whose compilers then
+     * take the cores the pinned threads spin on (it gave 64-byte busy round trips on 2 cores a
+     * p99.9 of 3.4–3.9 ms, against 37 µs for a plain Java NIO peer).
      *
      * @return {@code false} if an exchange failed or was wrong: warming up stops
      */

@@ -58,6 +58,8 @@ class WarmUpTest {
         assertEquals(1, run.exit, run.output);
         assertEquals("C E1 C E100 C2 E1 C E100 C", run.ops, run.output);
         JsonNode root = new ObjectMapper().readTree(run.json.toFile());
+        assertEquals(2, root.get("blocks").size(), run.output);
+        assertEquals(2 * (1 + 100), root.get("errors").asLong(), "every refused request, warm-up's too");
         for (JsonNode b : root.get("blocks")) {
             assertEquals(1, b.get("warmups").asLong(), run.output);
         }
