@@ -26,6 +26,7 @@ import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -189,7 +190,7 @@ final class TcpClientTransport implements ClientTransport {
             long now = clock.nanoTime();
             if (stallStartNs == 0) {
                 stallStartNs = now;
-            } else if (now - stallStartNs > config.connectTimeout().toNanos()) {
+            } else if (now - stallStartNs > TimeUnit.NANOSECONDS.convert(config.connectTimeout())) {
                 throw new IOException("the server has not read for " + config.connectTimeout()
                         + " (connectTimeout) while a request was being sent");
             }

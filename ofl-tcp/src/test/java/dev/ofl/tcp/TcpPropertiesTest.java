@@ -2,6 +2,7 @@ package dev.ofl.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ofl.api.ClientConfig;
 import dev.ofl.api.Completion;
@@ -18,8 +19,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The backend's spin property: its values, its bounds, and names it does not know. */
 class TcpPropertiesTest {
@@ -69,5 +72,37 @@ class TcpPropertiesTest {
                 }
             }
         }
+    }
+
+    /**
+     * Every timeout set to the longest Duration there is (far past the 292 years nanoseconds
+     * count): the server starts, a client connects and is served, and both close. The conversions
+     * saturate rather than throw.
+     */
+    @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void timeoutsBeyondTheRangeOfNanosecondsMeanForEver() throws Exception {
+        Duration forever = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
+        OflServer server = Ofl.serve(server(Map.of()).bootstrapTimeout(forever).drainTimeout(forever)
+                .idleTimeout(forever).stagingTimeout(forever).build(), (request, response) -> {
+                    response.write(request.payload());
+                    return 0;
+                });
+        try (Arena arena = Arena.ofConfined();
+                OflClient client = Ofl.connect(ClientConfig.builder().backend(TcpBackend.NAME)
+                        .server(server.localAddress()).serviceName("properties").connectTimeout(forever).build())) {
+            MemorySegment memory = arena.allocate(8);
+            Region region = client.registerRegion(memory);
+            client.requestPayload().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 42);
+            assertEquals(OflStatus.OK, client.call(0, 0, 8, new ResponseRanges().add(region, 0, 8), 10_000_000_000L,
+                    new Completion()));
+            assertEquals(42, memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
+            client.reconnect();
+            assertEquals(OflStatus.OK, client.call(0, 0, 8, new ResponseRanges().add(region, 0, 8), 10_000_000_000L,
+                    new Completion()), "after a reconnect, which reads the connect timeout again");
+        } finally {
+            server.close();
+        }
+        assertTrue(server.awaitTermination(forever), "an idle server closes without waiting out its drain timeout");
     }
 }

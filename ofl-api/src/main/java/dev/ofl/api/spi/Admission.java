@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -108,7 +109,7 @@ final class Admission implements Runnable {
         this.clock = config.clock();
         this.acceptor = acceptor;
         this.log = log;
-        this.bootstrapTimeoutNs = config.bootstrapTimeout().toNanos();
+        this.bootstrapTimeoutNs = TimeUnit.NANOSECONDS.convert(config.bootstrapTimeout());
         this.selector = Selector.open();
         try {
             acceptor.configureBlocking(false);

@@ -151,7 +151,7 @@ public final class BootstrapServer implements OflServer {
         this.authentication = new PeerAuthentication(config.authentication());
         this.localAddress = (InetSocketAddress) acceptor.getLocalAddress();
         this.repeated = new RepeatedLog(LOG, config.clock());
-        this.idleTimeoutNs = config.idleTimeout().toNanos();
+        this.idleTimeoutNs = TimeUnit.NANOSECONDS.convert(config.idleTimeout());
         this.nextIdleSweepNs = config.clock().nanoTime();
         this.admission = new Admission(this, acceptor, repeated);
         this.admissionThread = Thread.ofPlatform().name("ofl-" + backend + "-accept-" + localAddress.getPort())
@@ -396,7 +396,7 @@ public final class BootstrapServer implements OflServer {
             refuse(channel, connectionId, RefusalCode.MALFORMED, "malformed HELLO: " + e.getMessage());
             throw e;
         }
-        long deadlineNs = config.clock().nanoTime() + config.bootstrapTimeout().toNanos();
+        long deadlineNs = config.clock().nanoTime() + TimeUnit.NANOSECONDS.convert(config.bootstrapTimeout());
         PeerAuthentication.Outcome authenticated = authenticate(channel, connectionId, helloMessage, hello,
                 deadlineNs);
         if (!authenticated.accepted()) {
@@ -462,7 +462,7 @@ public final class BootstrapServer implements OflServer {
     /** The longest-serving connection that may give way now, or {@code null}. */
     private Connection oldestUnused() {
         long nowNs = config.clock().nanoTime();
-        long graceNs = config.bootstrapTimeout().toNanos();
+        long graceNs = TimeUnit.NANOSECONDS.convert(config.bootstrapTimeout());
         Connection oldest = null;
         long oldestSince = Long.MAX_VALUE;
         for (Connection connection : running.keySet()) {
@@ -692,7 +692,7 @@ public final class BootstrapServer implements OflServer {
         for (Connection connection : running.keySet()) {
             connection.closeIfIdle();
         }
-        joinAll(config.clock().nanoTime() + config.drainTimeout().toNanos());
+        joinAll(config.clock().nanoTime() + TimeUnit.NANOSECONDS.convert(config.drainTimeout()));
         for (Connection connection : running.keySet()) {
             connection.forceClose();
         }
@@ -731,14 +731,8 @@ public final class BootstrapServer implements OflServer {
 
     @Override
     public boolean awaitTermination(Duration timeout) throws InterruptedException {
-        long timeoutNs;
-        try {
-            timeoutNs = timeout.toNanos();
-        } catch (ArithmeticException e) {
-            // Longer than about 292 years: as good as for ever.
-            timeoutNs = Long.MAX_VALUE;
-        }
-        return terminated.await(timeoutNs, TimeUnit.NANOSECONDS);
+        // Saturated: longer than about 292 years is as good as for ever.
+        return terminated.await(TimeUnit.NANOSECONDS.convert(timeout), TimeUnit.NANOSECONDS);
     }
 
     /** The after-close action runs once, when closing and no connection thread is left. */

@@ -16,6 +16,7 @@ import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.SocketChannel;
 import java.security.MessageDigest;
+import java.util.concurrent.TimeUnit;
 import javax.crypto.Mac;
 
 /**
@@ -47,7 +48,9 @@ public final class ClientBootstrap {
             if (config.localAddress() != null) {
                 channel.bind(new InetSocketAddress(config.localAddress(), 0));
             }
-            channel.socket().connect(config.server(), (int) Math.max(1, config.connectTimeout().toMillis()));
+            // Saturated: Socket.connect takes an int of milliseconds (about 24.8 days at most).
+            channel.socket().connect(config.server(),
+                    Math.clamp(TimeUnit.MILLISECONDS.convert(config.connectTimeout()), 1, Integer.MAX_VALUE));
             return channel;
         } catch (IOException | RuntimeException e) {
             BootstrapIo.closeQuietly(channel);

@@ -23,6 +23,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -132,7 +133,7 @@ public final class ClientSession implements OflClient {
             }
             created = factory.create(config, memory, slotBytes);
             events.connecting();
-            created.connect(regions, clock.nanoTime() + config.connectTimeout().toNanos());
+            created.connect(regions, clock.nanoTime() + TimeUnit.NANOSECONDS.convert(config.connectTimeout()));
             events.connected(created, false);
         } catch (RuntimeException | Error e) {
             events.connectFailed(false, e);
@@ -454,7 +455,7 @@ public final class ClientSession implements OflClient {
         receivingSlot = nextSlot;
         events.connecting();
         try {
-            transport.connect(regions, clock.nanoTime() + config.connectTimeout().toNanos());
+            transport.connect(regions, clock.nanoTime() + TimeUnit.NANOSECONDS.convert(config.connectTimeout()));
         } catch (RuntimeException e) {
             events.connectFailed(true, e);
             brokenReason = "reconnect() failed: " + e.getMessage();
