@@ -15,7 +15,11 @@ package dev.ofl.api;
  *     rejected and nothing was placed; on TCP, only responses whose writing failed (a response that
  *     fitted in the socket buffers before the client's reset arrived is not counted), so there the
  *     count is a lower bound (PROTOCOL.md §6)
+ * @param busyResponses requests answered BUSY without running the handler: no response staging
+ *     was free within {@link ServerConfig#stagingTimeout()} (over RDMA, also none to read a long
+ *     payload into), or the staging memory could not be allocated (logged as a WARN); each is also
+ *     a refusal at its client
  */
 public record ServerStatistics(long connectionsAccepted, long connectionsRefused, long requests, long refusals,
-        long handlerFailures, long protocolViolations, long undeliveredResponses) {
+        long handlerFailures, long protocolViolations, long undeliveredResponses, long busyResponses) {
 }

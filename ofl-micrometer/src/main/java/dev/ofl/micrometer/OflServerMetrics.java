@@ -27,6 +27,8 @@ import java.util.function.ToLongFunction;
  *     the protocol</td></tr>
  * <tr><td>{@code ofl.server.responses.undelivered}</td><td></td><td>responses lost because the
  *     connection broke while they were delivered</td></tr>
+ * <tr><td>{@code ofl.server.responses.busy}</td><td></td><td>requests answered BUSY without
+ *     running the handler: no response staging free in time</td></tr>
  * </table>
  *
  * <p>Immutable and thread-safe.
@@ -80,6 +82,9 @@ public final class OflServerMetrics implements MeterBinder {
         counter(registry, "ofl.server.responses.undelivered", Tags.empty(),
                 "responses lost because the connection broke while they were delivered",
                 ServerStatistics::undeliveredResponses);
+        counter(registry, "ofl.server.responses.busy", Tags.empty(),
+                "requests answered BUSY without running the handler: no response staging free in time",
+                ServerStatistics::busyResponses);
     }
 
     private void counter(MeterRegistry registry, String name, Tags extra, String description,

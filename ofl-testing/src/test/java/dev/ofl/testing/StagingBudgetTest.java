@@ -149,6 +149,7 @@ class StagingBudgetTest {
             assertEquals(i, memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
         }
         assertEquals(0, server.statistics().handlerFailures() + server.statistics().protocolViolations());
+        assertEquals(0, server.statistics().busyResponses());
     }
 
     @Test
@@ -168,6 +169,7 @@ class StagingBudgetTest {
         assertEquals(0, completion.responseLength());
         assertEquals(1, handled.get(), "the handler did not run for the BUSY request");
         assertEquals(1, pool.timeouts());
+        assertEquals(1, server.statistics().busyResponses(), "the server counts the BUSY answer");
         assertEquals(0, server.statistics().requests(),
                 "the running request is counted when its handler returns, the BUSY one never");
 

@@ -15,6 +15,7 @@ public final class ServerCounters {
     private final LongAdder handlerFailures = new LongAdder();
     private final LongAdder protocolViolations = new LongAdder();
     private final LongAdder undeliveredResponses = new LongAdder();
+    private final LongAdder busyResponses = new LongAdder();
 
     /** Creates zeroed counters. */
     public ServerCounters() {
@@ -53,6 +54,11 @@ public final class ServerCounters {
         undeliveredResponses.increment();
     }
 
+    /** Counts a request answered BUSY because no staging could be had for it; its handler did not run. */
+    public void busyResponse() {
+        busyResponses.increment();
+    }
+
     /**
      * Reads the counters.
      *
@@ -60,6 +66,7 @@ public final class ServerCounters {
      */
     public ServerStatistics snapshot() {
         return new ServerStatistics(connectionsAccepted.sum(), connectionsRefused.sum(), requests.sum(),
-                refusals.sum(), handlerFailures.sum(), protocolViolations.sum(), undeliveredResponses.sum());
+                refusals.sum(), handlerFailures.sum(), protocolViolations.sum(), undeliveredResponses.sum(),
+                busyResponses.sum());
     }
 }

@@ -272,6 +272,7 @@ final class ServerSession implements BootstrapServer.Connection {
                     response.begin(sequence, 0);
                 }
                 transport.releaseRequest(slot);
+                server.counters().busyResponse();
                 response.finish(WireStatus.BUSY);
             }
         } finally {

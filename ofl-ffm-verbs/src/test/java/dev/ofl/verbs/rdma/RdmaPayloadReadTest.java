@@ -309,6 +309,7 @@ class RdmaPayloadReadTest {
             assertEquals(OflStatus.BUSY, other.call(OP_ECHO, 0, limits.maxRequestBytes(),
                     new ResponseRanges().add(otherRegion, 0, 16), TestEnvironment.nanos(20), completion),
                     completion::toString);
+            assertEquals(1, server.statistics().busyResponses(), "no staging to read the payload into: BUSY");
             release.countDown();
             assertEquals(OflStatus.OK, holder.await(held, System.nanoTime() + TestEnvironment.nanos(20), completion),
                     completion::toString);
