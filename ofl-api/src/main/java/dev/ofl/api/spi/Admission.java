@@ -471,7 +471,7 @@ final class Admission implements Runnable {
             close(peer);
             log.info("bootstrap timeout", "dropped a handshake from " + peer.source.getHostAddress() + ": its HELLO"
                     + " had not arrived whole (" + peer.in.position() + " bytes) within the bootstrap timeout of "
-                    + config.bootstrapTimeout().toMillis() + " ms");
+                    + config.bootstrapTimeout());
         }
         for (Iterator<Peer> it = refusing.iterator(); it.hasNext(); ) {
             Peer peer = it.next();

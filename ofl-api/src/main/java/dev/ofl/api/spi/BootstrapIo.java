@@ -64,7 +64,7 @@ public final class BootstrapIo {
             InputStream in = socket.getInputStream();
             long remainingNs;
             while ((remainingNs = deadlineNs - clock.nanoTime()) > 0) {
-                socket.setSoTimeout((int) Math.max(1, remainingNs / 1_000_000));
+                socket.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, remainingNs / 1_000_000)));
                 if (in.read(sink) < 0) {
                     return;
                 }
