@@ -51,6 +51,8 @@ final class TcpClientTransport implements ClientTransport {
     private static final Consumer<SelectionKey> IGNORE_KEY = selected -> { };
 
     private final ClientConfig config;
+    /** How long a send may stall while the server reads nothing: the connect timeout, converted once (saturated). */
+    private final long stallLimitNs;
     private final NanoClock clock;
     private final IdleStrategy idle;
     private final WaitMode waitMode;
@@ -79,6 +81,7 @@ final class TcpClientTransport implements ClientTransport {
 
     TcpClientTransport(ClientConfig config, MemorySegment slots, long slotBytes, boolean directSocketCalls) {
         this.config = config;
+        this.stallLimitNs = TimeUnit.NANOSECONDS.convert(config.connectTimeout());
         this.directSocketCalls = directSocketCalls;
         this.clock = config.clock();
         this.idle = config.idleStrategy();
@@ -190,7 +193,7 @@ final class TcpClientTransport implements ClientTransport {
             long now = clock.nanoTime();
             if (stallStartNs == 0) {
                 stallStartNs = now;
-            } else if (now - stallStartNs > TimeUnit.NANOSECONDS.convert(config.connectTimeout())) {
+            } else if (now - stallStartNs > stallLimitNs) {
                 throw new IOException("the server has not read for " + config.connectTimeout()
                         + " (connectTimeout) while a request was being sent");
             }

@@ -132,7 +132,9 @@ public final class BootstrapServer implements OflServer {
     /** Clients that proved a key and were admitted, until their WELCOME is sent or they are refused. */
     private final Map<SocketChannel, PeerAuthentication.Proven> proven = new ConcurrentHashMap<>();
     private final RepeatedLog repeated;
+    /** The config's timeouts, converted once (saturated: a Duration may exceed 292 years). */
     private final long idleTimeoutNs;
+    private final long bootstrapTimeoutNs;
     private long nextIdleSweepNs;
     private volatile boolean closing;
     /** Opened when {@link #close()} returns, for {@link #awaitTermination}. */
@@ -152,6 +154,7 @@ public final class BootstrapServer implements OflServer {
         this.localAddress = (InetSocketAddress) acceptor.getLocalAddress();
         this.repeated = new RepeatedLog(LOG, config.clock());
         this.idleTimeoutNs = TimeUnit.NANOSECONDS.convert(config.idleTimeout());
+        this.bootstrapTimeoutNs = TimeUnit.NANOSECONDS.convert(config.bootstrapTimeout());
         this.nextIdleSweepNs = config.clock().nanoTime();
         this.admission = new Admission(this, acceptor, repeated);
         this.admissionThread = Thread.ofPlatform().name("ofl-" + backend + "-accept-" + localAddress.getPort())
@@ -396,7 +399,7 @@ public final class BootstrapServer implements OflServer {
             refuse(channel, connectionId, RefusalCode.MALFORMED, "malformed HELLO: " + e.getMessage());
             throw e;
         }
-        long deadlineNs = config.clock().nanoTime() + TimeUnit.NANOSECONDS.convert(config.bootstrapTimeout());
+        long deadlineNs = config.clock().nanoTime() + bootstrapTimeoutNs;
         PeerAuthentication.Outcome authenticated = authenticate(channel, connectionId, helloMessage, hello,
                 deadlineNs);
         if (!authenticated.accepted()) {
@@ -462,11 +465,10 @@ public final class BootstrapServer implements OflServer {
     /** The longest-serving connection that may give way now, or {@code null}. */
     private Connection oldestUnused() {
         long nowNs = config.clock().nanoTime();
-        long graceNs = TimeUnit.NANOSECONDS.convert(config.bootstrapTimeout());
         Connection oldest = null;
         long oldestSince = Long.MAX_VALUE;
         for (Connection connection : running.keySet()) {
-            long since = connection.unusedSince(nowNs, graceNs);
+            long since = connection.unusedSince(nowNs, bootstrapTimeoutNs);
             if (since < oldestSince) {
                 oldest = connection;
                 oldestSince = since;

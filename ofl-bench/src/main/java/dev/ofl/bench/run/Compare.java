@@ -331,7 +331,7 @@ public final class Compare implements Callable<Integer> {
     }
 
     /**
-     * One run of a plain peer (C or Java NIO).
+     * One run's figures: of a plain peer (C or Java NIO), or of an ofl client's wait mode.
      *
      * @param p50Ns its median round trip
      * @param megabytesPerSecond response bytes over its mean round trip

@@ -90,6 +90,8 @@ final class RdmaServerTransport implements ServerTransport {
     private final RdmaDevice device;
     private final RdmaSettings settings;
     private final ServerConfig config;
+    /** ServerConfig.stagingTimeout, converted once (saturated: a Duration may exceed 292 years). */
+    private final long stagingTimeoutNs;
     private final IdleStrategy idle;
     private final SocketChannel channel;
     private final MessageHeader out = new MessageHeader();
@@ -167,6 +169,7 @@ final class RdmaServerTransport implements ServerTransport {
         this.poolMemory = poolMemory;
         this.settings = settings;
         this.config = config;
+        this.stagingTimeoutNs = TimeUnit.NANOSECONDS.convert(config.stagingTimeout());
         this.idle = config.idleStrategy();
         this.channel = channel;
         this.unacknowledgedBoundNs = 2 * settings.retryExhaustionNs() + 500_000_000L;
@@ -464,7 +467,7 @@ final class RdmaServerTransport implements ServerTransport {
                 at = pool.tryReserve(bytes, readOffset);
             }
             if (at == StagingPool.NO_EXTENT) {
-                at = pool.reserve(bytes, readOffset, TimeUnit.NANOSECONDS.convert(config.stagingTimeout()));
+                at = pool.reserve(bytes, readOffset, stagingTimeoutNs);
             }
         } catch (OflException | IllegalStateException e) {
             LOG.warn("qp {}: a request's payload of {} bytes cannot be read: {}", link.qp.qpNumber(), readPayload,
