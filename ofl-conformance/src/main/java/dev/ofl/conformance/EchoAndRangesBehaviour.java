@@ -263,6 +263,49 @@ abstract class EchoAndRangesBehaviour extends ConformanceBehaviour {
         assertArrayEquals(new long[] {0, 0, 0}, seen.get(), "payload, request capacity, response capacity");
     }
 
+    /**
+     * Responses with and without ranges alternate on one connection: each handler finds a buffer
+     * of its request's capacity, however many empty responses came before, and each response
+     * lands byte-exact. The server keeps its view of a staging extent between responses, and an
+     * empty response holds no extent, so a view shown for an empty response must not stand in for
+     * the next extent.
+     */
+    @Test
+    void responsesWithAndWithoutRangesAlternate() {
+        List<String> buffers = new CopyOnWriteArrayList<>();
+        OflServer server = fixture.serve(b -> { }, (request, response) -> {
+            long capacity = response.capacity();
+            buffers.add(capacity + "/" + (response.buffer().byteSize() >= capacity));
+            int seed = request.payload().get(INT_LE, 0);
+            byte[] bytes = streamBytes(0, (int) capacity, seed);
+            MemorySegment.copy(MemorySegment.ofArray(bytes), 0, response.buffer(), 0, capacity);
+            response.commit(capacity);
+            return 0;
+        });
+        OflClient client = fixture.connect(server, b -> { });
+        MemorySegment memory = fixture.allocate(8192);
+        Region region = client.registerRegion(memory);
+        Completion completion = new Completion();
+        int[] capacities = {24, 0, 24, 0, 0, 5000, 0, 5000, 24, 0, 24};
+        for (int i = 0; i < capacities.length; i++) {
+            int capacity = capacities[i];
+            int seed = 40 + i;
+            memory.fill(Fixture.SENTINEL);
+            client.requestPayload().set(INT_LE, 0, seed);
+            ResponseRanges ranges = capacity == 0 ? new ResponseRanges() : new ResponseRanges().add(region, 64, capacity);
+            int status = client.call(TestOp.ECHO.code(), 0, Integer.BYTES, ranges, CALL_TIMEOUT_NS, completion);
+            assertEquals(OflStatus.OK, status, "call " + i + " of " + capacity + " bytes: " + completion);
+            assertEquals(capacity, completion.responseLength(), "call " + i);
+            assertBytes(streamBytes(0, capacity, seed), memory, 64, "call " + i + "'s response");
+            assertSentinel(memory, 0, 64, "before the range of call " + i);
+            assertSentinel(memory, 64 + capacity, 8192 - 64 - capacity, "after the range of call " + i);
+        }
+        assertEquals(capacities.length, buffers.size());
+        for (int i = 0; i < capacities.length; i++) {
+            assertEquals(capacities[i] + "/true", buffers.get(i), "call " + i + ": capacity/buffer holds it");
+        }
+    }
+
     /** A handler cannot commit more than the client's ranges hold; exactly the capacity works. */
     @Test
     void handlerCannotExceedTheResponseCapacity() {

@@ -350,7 +350,7 @@ final class ServerSession implements BootstrapServer.Connection {
             handed = 0;
             extentBytes = 0;
             if (responseCapacity == 0) {
-                view = EMPTY;
+                // The view stays cached for the next extent; buffer() shows none while none is held.
                 return true;
             }
             long bytes = StagingPool.blocksFor(responseCapacity) * StagingPool.BLOCK_BYTES;
@@ -433,7 +433,7 @@ final class ServerSession implements BootstrapServer.Connection {
 
         @Override
         public MemorySegment buffer() {
-            return view;
+            return extentBytes == 0 ? EMPTY : view;
         }
 
         @Override
