@@ -3,6 +3,7 @@ package dev.ofl.verbs.rdma;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.verbs.CompletionChannel;
 import dev.ofl.verbs.CompletionQueue;
+import dev.ofl.verbs.Errno;
 import dev.ofl.verbs.Gid;
 import dev.ofl.verbs.GidEntry;
 import dev.ofl.verbs.MemoryRegion;
@@ -52,8 +53,11 @@ final class Link implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     final MemorySegment completions = ibv_wc.allocateArray(POLL_BATCH, arena);
     private final MemorySegment[] completionViews = new MemorySegment[POLL_BATCH];
-    private final MemorySegment sendWr = ibv_send_wr.allocate(arena);
-    private final MemorySegment sendSge = ibv_sge.allocate(arena);
+    /** Two send work requests: the second follows the first when a pair is posted. */
+    private final MemorySegment sendWrs = ibv_send_wr.allocateArray(2, arena);
+    private final MemorySegment sendSges = ibv_sge.allocateArray(2, arena);
+    private final MemorySegment[] sendWr = {ibv_send_wr.asSlice(sendWrs, 0), ibv_send_wr.asSlice(sendWrs, 1)};
+    private final MemorySegment[] sendSge = {ibv_sge.asSlice(sendSges, 0), ibv_sge.asSlice(sendSges, 1)};
     private final MemorySegment recvWr = ibv_recv_wr.allocate(arena);
     private final MemorySegment recvSge = ibv_sge.allocate(arena);
     private static final long SEND_MARKER = -1L;
@@ -72,7 +76,10 @@ final class Link implements AutoCloseable {
         for (int i = 0; i < POLL_BATCH; i++) {
             completionViews[i] = ibv_wc.asSlice(completions, i);
         }
-        ibv_send_wr.sg_list(sendWr, sendSge);
+        for (int i = 0; i < sendWr.length; i++) {
+            ibv_send_wr.sg_list(sendWr[i], sendSge[i]);
+            ibv_send_wr.num_sge(sendWr[i], 1);
+        }
         ibv_recv_wr.sg_list(recvWr, recvSge);
     }
 
@@ -202,22 +209,65 @@ final class Link implements AutoCloseable {
     /** Posts one send work request with one gather entry; returns 0 or an errno value. */
     int postSend(long workRequestId, int opcode, boolean signaled, long address, int length, int lkey,
             long remoteAddress, int rkey, int immediate) {
-        ibv_send_wr.wr_id(sendWr, workRequestId);
-        ibv_send_wr.num_sge(sendWr, 1);
-        ibv_send_wr.opcode(sendWr, opcode);
+        prepareSend(0, workRequestId, opcode, signaled, address, length, lkey, remoteAddress, rkey, immediate);
+        ibv_send_wr.next(sendWr[0], MemorySegment.NULL);
+        return qp.postSend(sendWr[0]);
+    }
+
+    /**
+     * Fills the first of the two work requests {@link #postPreparedPair()} posts, with one gather
+     * entry. Nothing is posted until then.
+     */
+    void prepareFirstOfPair(long workRequestId, int opcode, boolean signaled, long address, int length, int lkey,
+            long remoteAddress, int rkey, int immediate) {
+        prepareSend(0, workRequestId, opcode, signaled, address, length, lkey, remoteAddress, rkey, immediate);
+    }
+
+    /**
+     * Posts the work request {@link #prepareFirstOfPair} filled and then this one, in one call: a
+     * NIC takes both with one doorbell, and the second executes after the first, as any two
+     * requests posted in order on one queue pair. Returns 0 or an errno value; on an error the
+     * first may have been posted (rdma-core's providers post those before the failing request).
+     */
+    int postPreparedPair(long workRequestId, int opcode, boolean signaled, long address, int length, int lkey,
+            long remoteAddress, int rkey, int immediate) {
+        prepareSend(1, workRequestId, opcode, signaled, address, length, lkey, remoteAddress, rkey, immediate);
+        ibv_send_wr.next(sendWr[0], sendWr[1]);
+        ibv_send_wr.next(sendWr[1], MemorySegment.NULL);
+        return qp.postSend(sendWr[0]);
+    }
+
+    /**
+     * How many of the pair {@link #postPreparedPair} returned {@code rc} for were posted.
+     *
+     * @param rc what it returned
+     * @return 2 on success; on an error 1 when the provider named the second as the failing one
+     */
+    int postedOfPair(int rc) {
+        if (rc == 0) {
+            return 2;
+        }
+        return rc != Errno.EBADF && qp.badSendWorkRequest() == sendWr[1].address() ? 1 : 0;
+    }
+
+    private void prepareSend(int index, long workRequestId, int opcode, boolean signaled, long address, int length,
+            int lkey, long remoteAddress, int rkey, int immediate) {
+        MemorySegment wr = sendWr[index];
+        MemorySegment sge = sendSge[index];
+        ibv_send_wr.wr_id(wr, workRequestId);
+        ibv_send_wr.opcode(wr, opcode);
         int flags = signaled ? ibv_send_flags.IBV_SEND_SIGNALED : 0;
         // A READ's local buffer is where the data goes, which inline cannot be.
         if (length <= qp.capabilities().maxInlineData() && opcode != ibv_wr_opcode.IBV_WR_RDMA_READ) {
             flags |= ibv_send_flags.IBV_SEND_INLINE;
         }
-        ibv_send_wr.send_flags(sendWr, flags);
-        ibv_send_wr.imm_data(sendWr, immediate);
-        ibv_send_wr.wr_rdma_remote_addr(sendWr, remoteAddress);
-        ibv_send_wr.wr_rdma_rkey(sendWr, rkey);
-        ibv_sge.addr(sendSge, address);
-        ibv_sge.length(sendSge, length);
-        ibv_sge.lkey(sendSge, lkey);
-        return qp.postSend(sendWr);
+        ibv_send_wr.send_flags(wr, flags);
+        ibv_send_wr.imm_data(wr, immediate);
+        ibv_send_wr.wr_rdma_remote_addr(wr, remoteAddress);
+        ibv_send_wr.wr_rdma_rkey(wr, rkey);
+        ibv_sge.addr(sge, address);
+        ibv_sge.length(sge, length);
+        ibv_sge.lkey(sge, lkey);
     }
 
     /** The i-th completion of the last poll, as a {@code struct ibv_wc} view. */

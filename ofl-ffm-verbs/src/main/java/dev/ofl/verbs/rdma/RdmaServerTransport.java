@@ -747,10 +747,13 @@ final class RdmaServerTransport implements ServerTransport {
         boolean signaled = last || wrId % SIGNAL_INTERVAL == 0;
         int rc = link.postSend(wrId, opcode, signaled, localAddress, length, lkey, remoteAddress, rkey, immediate);
         if (rc != 0) {
-            String loss = peerLoss;
-            throw new IOException("ibv_post_send failed: " + Errno.describe(rc) + (loss != null ? " (" + loss + ")"
-                    : ""));
+            throw postFailed(rc);
         }
+    }
+
+    private IOException postFailed(int rc) {
+        String loss = peerLoss;
+        return new IOException("ibv_post_send failed: " + Errno.describe(rc) + (loss != null ? " (" + loss + ")" : ""));
     }
 
     /**
@@ -762,48 +765,80 @@ final class RdmaServerTransport implements ServerTransport {
     public void sendPiece(long sequence, long stagingOffset, long from, long to, RangeCursor ranges,
             long releaseOffset, long releaseBytes) throws IOException {
         try {
-            write(stagingOffset, from, to, ranges);
+            write(stagingOffset, from, to, ranges, false);
         } finally {
             // Even after a failure: a write posted before it may still read these blocks.
             returnAfter(postedWrites, releaseOffset, releaseBytes);
         }
     }
 
-    private void write(long stagingOffset, long from, long to, RangeCursor ranges) throws IOException {
+    /**
+     * Posts RDMA WRITEs for [from, to), cut at the client's range boundaries. With
+     * {@code holdLast} the last is prepared as the first of a pair and not posted; it returns
+     * whether one was.
+     */
+    private boolean write(long stagingOffset, long from, long to, RangeCursor ranges, boolean holdLast)
+            throws IOException {
         if (to > from && stagingAddress == 0) {
             stagingAddress = pool.memory().address();
         }
         long at = from;
         while (at < to) {
             long chunk = ranges.chunk(to - at);
+            if (holdLast && at + chunk == to) {
+                // Room for it and the completion header that follows it.
+                awaitWrites(SEND_DEPTH - 2);
+                long wrId = postedWrites + 1;
+                link.prepareFirstOfPair(wrId, ibv_wr_opcode.IBV_WR_RDMA_WRITE, wrId % SIGNAL_INTERVAL == 0,
+                        stagingAddress + stagingOffset + at, (int) chunk, poolMemory.lkey(), ranges.position(),
+                        ranges.key(), 0);
+                ranges.advance(chunk);
+                return true;
+            }
             postWrite(ibv_wr_opcode.IBV_WR_RDMA_WRITE, stagingAddress + stagingOffset + at, (int) chunk,
                     poolMemory.lkey(), ranges.position(), ranges.key(), 0, false);
             ranges.advance(chunk);
             at += chunk;
         }
+        return false;
     }
 
     /**
      * Posts the last piece, then the completion header by WRITE WITH IMMEDIATE on the same QP,
      * signalled; the response's blocks return to the pool when it completes. It does not wait for
-     * it: the next request is taken and staged meanwhile.
+     * it: the next request is taken and staged meanwhile. The piece's last write and the header
+     * go in one post: one doorbell, and one provider call, per small response.
      */
     @Override
     public void sendEnd(long sequence, long stagingOffset, long from, long to, int wireStatus, int handlerStatus,
             long responseLength, RangeCursor ranges, long releaseOffset, long releaseBytes) throws IOException {
         try {
-            write(stagingOffset, from, to, ranges);
-            // The header's slot is that of the next work request number, once it may be posted.
-            awaitWrites(SEND_DEPTH - 2);
-            long header = ((postedWrites + 1) % SEND_DEPTH) * MessageHeader.LENGTH;
+            boolean paired = write(stagingOffset, from, to, ranges, true);
+            // The header's slot is that of its work request number, once it may be posted (with a
+            // pair, the wait before the held write made room for both).
+            if (!paired) {
+                awaitWrites(SEND_DEPTH - 2);
+            }
+            long headerId = postedWrites + (paired ? 2 : 1);
+            long header = (headerId % SEND_DEPTH) * MessageHeader.LENGTH;
             out.wrap(completionHeaders, header).reset(MessageType.RESPONSE, sequence)
                     .status(wireStatus)
                     .handlerStatus(handlerStatus)
                     .responseLength(responseLength);
-            long slot = sequence % limits.maxInFlight();
-            postWrite(ibv_wr_opcode.IBV_WR_RDMA_WRITE_WITH_IMM, completionHeaders.address() + header,
-                    MessageHeader.LENGTH, completionHeaderMr.lkey(), ringAddress + slot * MessageHeader.LENGTH, ringKey,
-                    (int) sequence, true);
+            long headerAddress = ringAddress + (sequence % limits.maxInFlight()) * MessageHeader.LENGTH;
+            if (paired) {
+                int rc = link.postPreparedPair(headerId, ibv_wr_opcode.IBV_WR_RDMA_WRITE_WITH_IMM,
+                        true, completionHeaders.address() + header, MessageHeader.LENGTH, completionHeaderMr.lkey(),
+                        headerAddress, ringKey, (int) sequence);
+                // Counted as posted only if it was: the blocks return after the last posted write.
+                postedWrites += link.postedOfPair(rc);
+                if (rc != 0) {
+                    throw postFailed(rc);
+                }
+            } else {
+                postWrite(ibv_wr_opcode.IBV_WR_RDMA_WRITE_WITH_IMM, completionHeaders.address() + header,
+                        MessageHeader.LENGTH, completionHeaderMr.lkey(), headerAddress, ringKey, (int) sequence, true);
+            }
         } finally {
             returnAfter(postedWrites, releaseOffset, releaseBytes);
         }
