@@ -303,8 +303,8 @@ static void sv_conn_flush(struct sv_conn *c)
                 c->txq_tail = NULL;
             f->next = NULL;
             c->tx_frame = f;
-            c->tx_hdr = f->hdr;
-            c->tx_iov[0] = (struct iovec){&c->tx_hdr, sizeof(c->tx_hdr)};
+            c->tx_hdr[0] = f->hdr;
+            c->tx_iov[0] = (struct iovec){&c->tx_hdr[0], sizeof(c->tx_hdr[0])};
             c->tx_iovcnt = 1;
             if (f->payload_len)
                 c->tx_iov[c->tx_iovcnt++] = (struct iovec){f->payload, f->payload_len};
@@ -340,7 +340,10 @@ static void sv_conn_flush(struct sv_conn *c)
         sv_set_epollout(c, false);
 }
 
-// Queues a response on a responder connection; consecutive ACKs collapse into the newest.
+// Queues a response on a responder connection; consecutive ACKs collapse into the newest. An
+// ACK waits while the connection's arrived messages are read (sv_conn_readable sends it then), so
+// that messages that came together are acknowledged once, as RC responders coalesce ACKs; any
+// other response goes at once, with the ACKs queued before it.
 static void sv_respond(struct sv_conn *c, uint8_t type, uint32_t psn, uint8_t code, uint8_t rnr_timer,
                        uint8_t *payload, size_t payload_len)
 {
@@ -371,7 +374,8 @@ static void sv_respond(struct sv_conn *c, uint8_t type, uint32_t psn, uint8_t co
     else
         c->txq_head = f;
     c->txq_tail = f;
-    sv_conn_flush(c);
+    if (type != SV_MSG_ACK || !c->rx_reading)
+        sv_conn_flush(c);
 }
 
 // ---- queue pair endpoints ----
@@ -505,13 +509,14 @@ static int sv_qp_connect(struct sv_qp *qp)
     }
     qp->out = c;
     // HELLO tells the responder who we are and which GID we addressed.
-    memset(&c->tx_hdr, 0, sizeof(c->tx_hdr));
-    c->tx_hdr.type = SV_MSG_HELLO;
-    c->tx_hdr.src_qpn = qp->qp.qp_num;
-    c->tx_hdr.dst_qpn = qp->dest_qpn;
+    struct sv_wire *h = &c->tx_hdr[0];
+    memset(h, 0, sizeof(*h));
+    h->type = SV_MSG_HELLO;
+    h->src_qpn = qp->qp.qp_num;
+    h->dst_qpn = qp->dest_qpn;
     if (qp->ah.is_global)
-        memcpy(c->tx_hdr.gid, qp->ah.grh.dgid.raw, 16);
-    c->tx_iov[0] = (struct iovec){&c->tx_hdr, sizeof(c->tx_hdr)};
+        memcpy(h->gid, qp->ah.grh.dgid.raw, 16);
+    c->tx_iov[0] = (struct iovec){h, sizeof(*h)};
     c->tx_iovcnt = 1;
     c->tx_iovidx = 0;
     sv_conn_flush(c);
@@ -606,22 +611,25 @@ static uint8_t sv_msg_type(enum ibv_wr_opcode op)
 }
 
 // Builds the frame of slot s on c; false when an SGE does not name local registered memory.
-static bool sv_build_frame(struct sv_qp *qp, struct sv_conn *c, struct sv_send_slot *s)
+// Appends the frame of one work request to the connection's frames in progress, as its
+// frame-th; false (nothing appended) if its memory cannot be translated.
+static bool sv_build_frame(struct sv_qp *qp, struct sv_conn *c, struct sv_send_slot *s, int frame)
 {
-    memset(&c->tx_hdr, 0, sizeof(c->tx_hdr));
-    c->tx_hdr.type = sv_msg_type(s->opcode);
-    c->tx_hdr.psn = s->psn;
-    c->tx_hdr.src_qpn = qp->qp.qp_num;
-    c->tx_hdr.dst_qpn = qp->dest_qpn;
-    c->tx_hdr.remote_addr = s->remote_addr;
-    c->tx_hdr.rkey = s->rkey;
-    c->tx_hdr.imm_be = s->imm_be;
-    c->tx_iov[0] = (struct iovec){&c->tx_hdr, sizeof(c->tx_hdr)};
-    int n = 1;
+    struct sv_wire *h = &c->tx_hdr[frame];
+    memset(h, 0, sizeof(*h));
+    h->type = sv_msg_type(s->opcode);
+    h->psn = s->psn;
+    h->src_qpn = qp->qp.qp_num;
+    h->dst_qpn = qp->dest_qpn;
+    h->remote_addr = s->remote_addr;
+    h->rkey = s->rkey;
+    h->imm_be = s->imm_be;
+    int n = c->tx_iovcnt;
+    c->tx_iov[n++] = (struct iovec){h, sizeof(*h)};
     if (s->opcode == IBV_WR_RDMA_READ) {
-        c->tx_hdr.read_len = s->length;
+        h->read_len = s->length;
     } else {
-        c->tx_hdr.payload_len = s->length;
+        h->payload_len = s->length;
         if (s->is_inline) {
             if (s->length)
                 c->tx_iov[n++] = (struct iovec){s->inline_data, s->length};
@@ -637,10 +645,12 @@ static bool sv_build_frame(struct sv_qp *qp, struct sv_conn *c, struct sv_send_s
         }
     }
     c->tx_iovcnt = n;
-    c->tx_iovidx = 0;
     return true;
 }
 
+// Sends the frames of posted work requests in order. The frames of consecutive requests go in
+// one sendmsg (up to SV_TX_FRAMES), as a NIC takes a posted chain with one doorbell and sends its
+// packets back to back: the responder then reads them together and acknowledges them at once.
 static void sv_qp_transmit(struct sv_qp *qp)
 {
     while (qp->state == IBV_QPS_RTS && !qp->retry_pending && qp->sq_tx != qp->sq_tail) {
@@ -659,18 +669,27 @@ static void sv_qp_transmit(struct sv_qp *qp)
         struct sv_conn *c = qp->out;
         if (c->tx_iovidx != c->tx_iovcnt)
             return; // the socket is full; EPOLLOUT resumes
-        if (s->length > SV_MAX_MSG_SZ)
-            s->local_error = IBV_WC_LOC_LEN_ERR;
-        else if (!sv_build_frame(qp, c, s))
-            s->local_error = IBV_WC_LOC_PROT_ERR;
-        if (s->local_error != IBV_WC_SUCCESS) {
-            c->tx_iovcnt = c->tx_iovidx = 0;
-            sv_qp_check_local_error(qp);
-            return;
+        c->tx_iovcnt = c->tx_iovidx = 0;
+        for (int frame = 0; frame < SV_TX_FRAMES && qp->sq_tx != qp->sq_tail; frame++) {
+            s = sv_sq_slot(qp, qp->sq_tx);
+            if (s->local_error != IBV_WC_SUCCESS)
+                break; // sent what comes before it; the loop's next turn reports it
+            if (s->length > SV_MAX_MSG_SZ) {
+                s->local_error = IBV_WC_LOC_LEN_ERR;
+                break;
+            }
+            int before = c->tx_iovcnt;
+            if (!sv_build_frame(qp, c, s, frame)) {
+                c->tx_iovcnt = before;
+                s->local_error = IBV_WC_LOC_PROT_ERR;
+                break;
+            }
+            if (qp->sq_tx == qp->sq_head)
+                qp->progress_ns = sv_now_ns();
+            qp->sq_tx++;
         }
-        if (qp->sq_tx == qp->sq_head)
-            qp->progress_ns = sv_now_ns();
-        qp->sq_tx++;
+        if (c->tx_iovcnt == 0)
+            continue; // the first slot failed: the loop's next turn reports it
         sv_conn_flush(c);
     }
 }
@@ -1100,7 +1119,19 @@ static void sv_rx_complete(struct sv_conn *c)
         sv_request_complete(c);
 }
 
+static void sv_conn_read(struct sv_conn *c);
+
 static void sv_conn_readable(struct sv_conn *c)
+{
+    c->rx_reading = true;
+    sv_conn_read(c);
+    c->rx_reading = false;
+    if (!c->dead && c->txq_head)
+        sv_conn_flush(c);
+}
+
+// Reads and executes the messages that have arrived, up to 256.
+static void sv_conn_read(struct sv_conn *c)
 {
     for (int budget = 0; budget < 256 && !c->dead; budget++) {
         ssize_t n;

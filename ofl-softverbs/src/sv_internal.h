@@ -16,6 +16,7 @@
 #define SV_NODE_GUID 0x0200fffffe000001ULL // EUI-64 shaped, locally administered
 #define SV_GID_TBL_LEN 16
 #define SV_MAX_SGE 16
+#define SV_TX_FRAMES 4 // frames of one requester sendmsg at most
 #define SV_MAX_INLINE 256
 #define SV_MAX_QP_WR 16384
 #define SV_MAX_CQE 65536
@@ -177,11 +178,13 @@ struct sv_conn {
     bool hello_seen;
     bool dgid_local;
     uint32_t peer_qpn;
-    // transmit: one frame in progress, then queued response frames (responder side)
-    struct iovec tx_iov[SV_MAX_SGE + 2];
+    // transmit: the frames in progress (a requester sends the frames of consecutive work requests
+    // in one sendmsg, as a NIC takes a posted chain with one doorbell), then queued response frames
+    // (responder side, one at a time)
+    struct iovec tx_iov[SV_TX_FRAMES * (SV_MAX_SGE + 1)];
     int tx_iovcnt;
     int tx_iovidx;
-    struct sv_wire tx_hdr;
+    struct sv_wire tx_hdr[SV_TX_FRAMES];
     struct sv_frame *tx_frame;          // owns the payload of the frame in progress
     struct sv_frame *txq_head, *txq_tail;
     // receive
@@ -194,6 +197,7 @@ struct sv_conn {
     enum ibv_wc_status rx_status; // responder: local error found while placing
     bool rx_take_recv;            // responder: message consumes a posted receive
     bool rx_ignore;               // payload belongs to a dropped or duplicate message
+    bool rx_reading;              // in sv_conn_readable: ACKs wait until it has read what came
 };
 
 struct sv_listener {

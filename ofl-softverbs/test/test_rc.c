@@ -364,6 +364,89 @@ static void placement_is_in_order(void)
     pair_close(&p);
 }
 
+// One posted chain of gathering WRITEs, then a WRITE WITH IMMEDIATE: more work requests than
+// softverbs sends in one sendmsg, each with every gather entry the QP allows. With bad_wr >= 0
+// that WR's last gather entry has a bad lkey: the WRs before it complete and land, it fails
+// locally, and the rest are flushed without landing.
+#define CHAIN_WRS 10
+#define CHAIN_SGE_BYTES 64
+static void run_chain(int bad_wr)
+{
+    struct pair p;
+    REQUIRE(pair_open(&p, NULL, NULL, NULL, NULL) == 0);
+    struct ibv_qp_attr qa;
+    struct ibv_qp_init_attr qia;
+    REQUIRE(ibv_query_qp(p.a.qp, &qa, IBV_QP_CAP, &qia) == 0);
+    int nsge = qia.cap.max_send_sge < 4 ? (int)qia.cap.max_send_sge : 4;
+    uint32_t wr_bytes = (uint32_t)nsge * CHAIN_SGE_BYTES;
+    for (size_t i = 0; i < (size_t)CHAIN_WRS * wr_bytes; i++)
+        p.a.buf[i] = (uint8_t)(i * 7 + 3);
+    REQUIRE(t_post_recv(&p.b, 50, 0, 0) == 0);
+    struct ibv_sge sge[CHAIN_WRS][4];
+    struct ibv_send_wr wr[CHAIN_WRS + 1];
+    memset(wr, 0, sizeof(wr));
+    for (int i = 0; i < CHAIN_WRS; i++) {
+        // Gathered back to front, so that the order of the entries shows at the responder.
+        for (int k = 0; k < nsge; k++)
+            sge[i][k] = (struct ibv_sge){.addr = (uintptr_t)p.a.buf + i * wr_bytes + (nsge - 1 - k) * CHAIN_SGE_BYTES,
+                                         .length = CHAIN_SGE_BYTES,
+                                         .lkey = p.a.mr->lkey ^ (i == bad_wr && k == nsge - 1 ? 0x100 : 0)};
+        wr[i] = (struct ibv_send_wr){.wr_id = 100 + (uint64_t)i, .sg_list = sge[i], .num_sge = nsge,
+                                     .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED};
+        wr[i].wr.rdma.remote_addr = (uintptr_t)p.b.buf + 8192 + i * wr_bytes;
+        wr[i].wr.rdma.rkey = p.b.mr->rkey;
+        wr[i].next = &wr[i + 1];
+    }
+    wr[CHAIN_WRS] = (struct ibv_send_wr){.wr_id = 100 + CHAIN_WRS, .opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+                                         .send_flags = IBV_SEND_SIGNALED, .imm_data = htonl(77)};
+    wr[CHAIN_WRS].wr.rdma.remote_addr = (uintptr_t)p.b.buf;
+    wr[CHAIN_WRS].wr.rdma.rkey = p.b.mr->rkey;
+    struct ibv_send_wr *bad = NULL;
+    REQUIRE(ibv_post_send(p.a.qp, &wr[0], &bad) == 0);
+    struct ibv_wc wc;
+    for (int i = 0; i <= CHAIN_WRS; i++) {
+        REQUIRE(t_wait_wc(p.a.scq, &wc, LONG_MS));
+        CHECK_EQ(wc.wr_id, 100 + (uint64_t)i);
+        if (bad_wr < 0 || i < bad_wr)
+            CHECK(wc.status == IBV_WC_SUCCESS);
+        else if (i == bad_wr)
+            CHECK(wc.status == IBV_WC_LOC_PROT_ERR || wc.status == IBV_WC_LOC_QP_OP_ERR);
+        else
+            CHECK(wc.status == IBV_WC_WR_FLUSH_ERR);
+    }
+    if (bad_wr < 0) {
+        REQUIRE(t_wait_wc(p.b.rcq, &wc, LONG_MS));
+        CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM && ntohl(wc.imm_data) == 77);
+    } else {
+        CHECK(t_no_wc(p.b.rcq, 20));
+    }
+    int landed = 1, untouched = 1;
+    for (int i = 0; i < CHAIN_WRS; i++) {
+        for (int k = 0; k < nsge; k++) {
+            const uint8_t *src = p.a.buf + i * wr_bytes + (nsge - 1 - k) * CHAIN_SGE_BYTES;
+            const uint8_t *dst = p.b.buf + 8192 + i * wr_bytes + k * CHAIN_SGE_BYTES;
+            if (bad_wr < 0 || i < bad_wr)
+                landed &= memcmp(src, dst, CHAIN_SGE_BYTES) == 0;
+            else if (i > bad_wr)
+                for (int b = 0; b < CHAIN_SGE_BYTES; b++)
+                    untouched &= dst[b] == 0;
+        }
+    }
+    CHECK(landed);
+    CHECK(untouched);
+    pair_close(&p);
+}
+
+static void a_posted_chain_lands_in_order(void)
+{
+    run_chain(-1);
+}
+
+static void a_chain_stops_at_its_bad_lkey(void)
+{
+    run_chain(6);
+}
+
 static void err_flushes_outstanding_work(void)
 {
     struct pair p;
@@ -714,6 +797,8 @@ int main(void)
     RUN(bad_lkey_is_local_protection_error);
     RUN(unsignalled_and_sig_all);
     RUN(placement_is_in_order);
+    RUN(a_posted_chain_lands_in_order);
+    RUN(a_chain_stops_at_its_bad_lkey);
     RUN(err_flushes_outstanding_work);
     RUN(nothing_lands_after_err);
     RUN(data_accepted_in_rtr);
