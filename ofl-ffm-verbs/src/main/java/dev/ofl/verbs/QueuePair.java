@@ -321,6 +321,8 @@ public final class QueuePair extends OwnedResource {
         if (!live) {
             return Errno.EBADF;
         }
+        // Cleared first: a provider that fails without naming a request leaves NULL, not an old one.
+        badSendWr.set(ValueLayout.JAVA_LONG, 0, 0L);
         try {
             return (int) Verbs.POST_SEND.invokeExact(postSend, qp, sendWorkRequest, badSendWr);
         } catch (Throwable t) {
@@ -350,7 +352,7 @@ public final class QueuePair extends OwnedResource {
      * Returns the address of the first send work request the last failed {@link #postSend} did not
      * post.
      *
-     * @return the native address
+     * @return the native address, or 0 if the provider named none; not after close
      */
     public long badSendWorkRequest() {
         return badSendWr.get(ValueLayout.JAVA_LONG, 0);

@@ -215,8 +215,9 @@ final class Link implements AutoCloseable {
     }
 
     /**
-     * Fills the first of the two work requests {@link #postPreparedPair()} posts, with one gather
-     * entry. Nothing is posted until then.
+     * Fills the first of the two work requests {@link #postPreparedPair} posts, with one gather
+     * entry. Nothing is posted until then, and no other send may be posted in between: it would
+     * overwrite this one.
      */
     void prepareFirstOfPair(long workRequestId, int opcode, boolean signaled, long address, int length, int lkey,
             long remoteAddress, int rkey, int immediate) {
@@ -241,13 +242,19 @@ final class Link implements AutoCloseable {
      * How many of the pair {@link #postPreparedPair} returned {@code rc} for were posted.
      *
      * @param rc what it returned
-     * @return 2 on success; on an error 1 when the provider named the second as the failing one
+     * @return 2 on success; on an error 0 or 1 as the provider names the first or the second as
+     *     the failing one, and 2 when it named neither (or the queue pair was closed): counted as
+     *     posted, their blocks stay held until they complete or the connection closes
      */
     int postedOfPair(int rc) {
         if (rc == 0) {
             return 2;
         }
-        return rc != Errno.EBADF && qp.badSendWorkRequest() == sendWr[1].address() ? 1 : 0;
+        if (rc == Errno.EBADF) {
+            return 2; // closed: its scratch memory, bad_wr included, is gone
+        }
+        long bad = qp.badSendWorkRequest();
+        return bad == sendWr[0].address() ? 0 : bad == sendWr[1].address() ? 1 : 2;
     }
 
     private void prepareSend(int index, long workRequestId, int opcode, boolean signaled, long address, int length,

@@ -718,8 +718,8 @@ final class RdmaServerTransport implements ServerTransport {
 
     /**
      * Returns blocks once write {@code wrId} has completed, which a signalled write posted after it
-     * shows. Each entry follows at least one posted write and fewer than the send depth are
-     * outstanding, so the ring never fills.
+     * shows. Each entry names a different write not yet completed (it follows at least one posted
+     * write), so the ring never fills.
      */
     private void returnAfter(long wrId, long offset, long bytes) {
         if (bytes == 0) {
@@ -743,6 +743,7 @@ final class RdmaServerTransport implements ServerTransport {
     private void postWrite(int opcode, long localAddress, int length, int lkey, long remoteAddress, int rkey,
             int immediate, boolean last) throws IOException {
         awaitWrites(SEND_DEPTH - 2);
+        // Counted even if the post fails: the connection ends, and its blocks stay held until close.
         long wrId = ++postedWrites;
         boolean signaled = last || wrId % SIGNAL_INTERVAL == 0;
         int rc = link.postSend(wrId, opcode, signaled, localAddress, length, lkey, remoteAddress, rkey, immediate);
