@@ -610,7 +610,6 @@ static uint8_t sv_msg_type(enum ibv_wr_opcode op)
     }
 }
 
-// Builds the frame of slot s on c; false when an SGE does not name local registered memory.
 // Appends the frame of one work request to the connection's frames in progress, as its
 // frame-th; false (nothing appended) if its memory cannot be translated.
 static bool sv_build_frame(struct sv_qp *qp, struct sv_conn *c, struct sv_send_slot *s, int frame)
@@ -678,9 +677,7 @@ static void sv_qp_transmit(struct sv_qp *qp)
                 s->local_error = IBV_WC_LOC_LEN_ERR;
                 break;
             }
-            int before = c->tx_iovcnt;
             if (!sv_build_frame(qp, c, s, frame)) {
-                c->tx_iovcnt = before;
                 s->local_error = IBV_WC_LOC_PROT_ERR;
                 break;
             }
@@ -1130,7 +1127,7 @@ static void sv_conn_readable(struct sv_conn *c)
         sv_conn_flush(c);
 }
 
-// Reads and executes the messages that have arrived, up to 256.
+// Reads and executes the messages that have arrived, in at most 256 reads.
 static void sv_conn_read(struct sv_conn *c)
 {
     for (int budget = 0; budget < 256 && !c->dead; budget++) {

@@ -178,9 +178,8 @@ struct sv_conn {
     bool hello_seen;
     bool dgid_local;
     uint32_t peer_qpn;
-    // transmit: the frames in progress (a requester sends the frames of consecutive work requests
-    // in one sendmsg, as a NIC takes a posted chain with one doorbell), then queued response frames
-    // (responder side, one at a time)
+    // transmit: the frames in progress (a requester's, up to SV_TX_FRAMES in one sendmsg), then
+    // queued response frames (responder side, one at a time)
     struct iovec tx_iov[SV_TX_FRAMES * (SV_MAX_SGE + 1)];
     int tx_iovcnt;
     int tx_iovidx;

@@ -364,13 +364,13 @@ static void placement_is_in_order(void)
     pair_close(&p);
 }
 
-// One posted chain of gathering WRITEs, then a WRITE WITH IMMEDIATE: more work requests than
-// softverbs sends in one sendmsg, each with every gather entry the QP allows. With bad_wr >= 0
+// One posted chain of gathering WRITEs (four entries each, read back to front), then a WRITE
+// WITH IMMEDIATE: more work requests than softverbs sends in one sendmsg. With entries of 16 KiB
+// a batch is more than a Unix socket takes at once, so its sendmsg is partial. With bad_wr >= 0
 // that WR's last gather entry has a bad lkey: the WRs before it complete and land, it fails
 // locally, and the rest are flushed without landing.
 #define CHAIN_WRS 10
-#define CHAIN_SGE_BYTES 64
-static void run_chain(int bad_wr)
+static void run_chain(uint32_t sge_bytes, int bad_wr)
 {
     struct pair p;
     REQUIRE(pair_open(&p, NULL, NULL, NULL, NULL) == 0);
@@ -378,18 +378,18 @@ static void run_chain(int bad_wr)
     struct ibv_qp_init_attr qia;
     REQUIRE(ibv_query_qp(p.a.qp, &qa, IBV_QP_CAP, &qia) == 0);
     int nsge = qia.cap.max_send_sge < 4 ? (int)qia.cap.max_send_sge : 4;
-    uint32_t wr_bytes = (uint32_t)nsge * CHAIN_SGE_BYTES;
+    uint32_t wr_bytes = (uint32_t)nsge * sge_bytes;
+    REQUIRE(8192 + (size_t)CHAIN_WRS * wr_bytes <= p.b.size && (size_t)CHAIN_WRS * wr_bytes <= p.a.size);
     for (size_t i = 0; i < (size_t)CHAIN_WRS * wr_bytes; i++)
-        p.a.buf[i] = (uint8_t)(i * 7 + 3);
+        p.a.buf[i] = (uint8_t)(i * 7 + (i >> 12) + 3);
     REQUIRE(t_post_recv(&p.b, 50, 0, 0) == 0);
     struct ibv_sge sge[CHAIN_WRS][4];
     struct ibv_send_wr wr[CHAIN_WRS + 1];
     memset(wr, 0, sizeof(wr));
     for (int i = 0; i < CHAIN_WRS; i++) {
-        // Gathered back to front, so that the order of the entries shows at the responder.
         for (int k = 0; k < nsge; k++)
-            sge[i][k] = (struct ibv_sge){.addr = (uintptr_t)p.a.buf + i * wr_bytes + (nsge - 1 - k) * CHAIN_SGE_BYTES,
-                                         .length = CHAIN_SGE_BYTES,
+            sge[i][k] = (struct ibv_sge){.addr = (uintptr_t)p.a.buf + i * wr_bytes + (nsge - 1 - k) * sge_bytes,
+                                         .length = sge_bytes,
                                          .lkey = p.a.mr->lkey ^ (i == bad_wr && k == nsge - 1 ? 0x100 : 0)};
         wr[i] = (struct ibv_send_wr){.wr_id = 100 + (uint64_t)i, .sg_list = sge[i], .num_sge = nsge,
                                      .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED};
@@ -407,12 +407,15 @@ static void run_chain(int bad_wr)
     for (int i = 0; i <= CHAIN_WRS; i++) {
         REQUIRE(t_wait_wc(p.a.scq, &wc, LONG_MS));
         CHECK_EQ(wc.wr_id, 100 + (uint64_t)i);
-        if (bad_wr < 0 || i < bad_wr)
+        if (bad_wr < 0 || i < bad_wr) {
             CHECK(wc.status == IBV_WC_SUCCESS);
-        else if (i == bad_wr)
+        } else if (i == bad_wr) {
+            // As in bad_lkey_is_local_protection_error: rxe reports a local QP operation error.
+            CHECK_SOFTVERBS(wc.status == IBV_WC_LOC_PROT_ERR, "bad lkey");
             CHECK(wc.status == IBV_WC_LOC_PROT_ERR || wc.status == IBV_WC_LOC_QP_OP_ERR);
-        else
+        } else {
             CHECK(wc.status == IBV_WC_WR_FLUSH_ERR);
+        }
     }
     if (bad_wr < 0) {
         REQUIRE(t_wait_wc(p.b.rcq, &wc, LONG_MS));
@@ -423,12 +426,12 @@ static void run_chain(int bad_wr)
     int landed = 1, untouched = 1;
     for (int i = 0; i < CHAIN_WRS; i++) {
         for (int k = 0; k < nsge; k++) {
-            const uint8_t *src = p.a.buf + i * wr_bytes + (nsge - 1 - k) * CHAIN_SGE_BYTES;
-            const uint8_t *dst = p.b.buf + 8192 + i * wr_bytes + k * CHAIN_SGE_BYTES;
+            const uint8_t *src = p.a.buf + i * wr_bytes + (nsge - 1 - k) * sge_bytes;
+            const uint8_t *dst = p.b.buf + 8192 + i * wr_bytes + k * sge_bytes;
             if (bad_wr < 0 || i < bad_wr)
-                landed &= memcmp(src, dst, CHAIN_SGE_BYTES) == 0;
+                landed &= memcmp(src, dst, sge_bytes) == 0;
             else if (i > bad_wr)
-                for (int b = 0; b < CHAIN_SGE_BYTES; b++)
+                for (uint32_t b = 0; b < sge_bytes; b++)
                     untouched &= dst[b] == 0;
         }
     }
@@ -439,12 +442,17 @@ static void run_chain(int bad_wr)
 
 static void a_posted_chain_lands_in_order(void)
 {
-    run_chain(-1);
+    run_chain(64, -1);
+    run_chain(16384, -1);
 }
 
+// First of the chain, first of softverbs' second sendmsg, and inside it.
 static void a_chain_stops_at_its_bad_lkey(void)
 {
-    run_chain(6);
+    run_chain(64, 0);
+    run_chain(64, 4);
+    run_chain(64, 6);
+    run_chain(16384, 6);
 }
 
 static void err_flushes_outstanding_work(void)
