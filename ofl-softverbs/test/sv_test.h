@@ -202,6 +202,7 @@ struct t_ep_opts {
     int qp_access;
     int sq_sig_all;
     uint32_t max_send_wr, max_recv_wr;
+    uint32_t max_send_sge; // 0: 4
     struct ibv_comp_channel *channel;
 };
 
@@ -248,7 +249,7 @@ static inline int t_ep_open(struct t_ep *ep, struct ibv_context *ctx, const stru
     struct ibv_qp_init_attr ia = {
         .send_cq = ep->scq,
         .recv_cq = ep->rcq,
-        .cap = {.max_send_wr = sw, .max_recv_wr = rw, .max_send_sge = 4, .max_recv_sge = 4, .max_inline_data = 64},
+        .cap = {.max_send_wr = sw, .max_recv_wr = rw, .max_send_sge = o->max_send_sge ? o->max_send_sge : 4, .max_recv_sge = 4, .max_inline_data = 64},
         .qp_type = IBV_QPT_RC,
         .sq_sig_all = o->sq_sig_all,
     };

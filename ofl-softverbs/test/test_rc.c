@@ -364,26 +364,30 @@ static void placement_is_in_order(void)
     pair_close(&p);
 }
 
-// One posted chain of gathering WRITEs (four entries each, read back to front), then a WRITE
+// One posted chain of gathering WRITEs (max_sge entries each, read back to front), then a WRITE
 // WITH IMMEDIATE: more work requests than softverbs sends in one sendmsg. With entries of 16 KiB
 // a batch is more than a Unix socket takes at once, so its sendmsg is partial. With bad_wr >= 0
 // that WR's last gather entry has a bad lkey: the WRs before it complete and land, it fails
 // locally, and the rest are flushed without landing.
 #define CHAIN_WRS 10
-static void run_chain(uint32_t sge_bytes, int bad_wr)
+static void run_chain(uint32_t sge_bytes, int bad_wr, uint32_t max_sge)
 {
     struct pair p;
-    REQUIRE(pair_open(&p, NULL, NULL, NULL, NULL) == 0);
+    struct t_ep_opts o = default_ep;
+    o.max_send_sge = max_sge;
+    REQUIRE(pair_open(&p, &o, NULL, NULL, NULL) == 0);
     struct ibv_qp_attr qa;
     struct ibv_qp_init_attr qia;
     REQUIRE(ibv_query_qp(p.a.qp, &qa, IBV_QP_CAP, &qia) == 0);
-    int nsge = qia.cap.max_send_sge < 4 ? (int)qia.cap.max_send_sge : 4;
+    REQUIRE(qia.cap.max_send_sge >= max_sge);
+    int nsge = (int)max_sge;
     uint32_t wr_bytes = (uint32_t)nsge * sge_bytes;
     REQUIRE(8192 + (size_t)CHAIN_WRS * wr_bytes <= p.b.size && (size_t)CHAIN_WRS * wr_bytes <= p.a.size);
     for (size_t i = 0; i < (size_t)CHAIN_WRS * wr_bytes; i++)
         p.a.buf[i] = (uint8_t)(i * 7 + (i >> 12) + 3);
     REQUIRE(t_post_recv(&p.b, 50, 0, 0) == 0);
-    struct ibv_sge sge[CHAIN_WRS][4];
+    struct ibv_sge sge[CHAIN_WRS][16];
+    REQUIRE(max_sge <= 16);
     struct ibv_send_wr wr[CHAIN_WRS + 1];
     memset(wr, 0, sizeof(wr));
     for (int i = 0; i < CHAIN_WRS; i++) {
@@ -442,17 +446,19 @@ static void run_chain(uint32_t sge_bytes, int bad_wr)
 
 static void a_posted_chain_lands_in_order(void)
 {
-    run_chain(64, -1);
-    run_chain(16384, -1);
+    run_chain(64, -1, 4);
+    run_chain(16384, -1, 4);
+    run_chain(64, -1, 16); // four frames of sixteen entries: softverbs' fullest sendmsg
 }
 
 // First of the chain, first of softverbs' second sendmsg, and inside it.
 static void a_chain_stops_at_its_bad_lkey(void)
 {
-    run_chain(64, 0);
-    run_chain(64, 4);
-    run_chain(64, 6);
-    run_chain(16384, 6);
+    run_chain(64, 0, 4);
+    run_chain(64, 4, 4);
+    run_chain(64, 6, 4);
+    run_chain(16384, 6, 4);
+    run_chain(64, 6, 16);
 }
 
 static void err_flushes_outstanding_work(void)
