@@ -1,10 +1,14 @@
 package dev.ofl.bench.run;
 
 import dev.ofl.api.WaitMode;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -167,6 +171,13 @@ public final class BenchClient implements Callable<Integer> {
                     + " block stuck in a slow mode, such as the 1 ms mode blocking RDMA peers once had on softverbs.")
     Double maxBlockP50Us;
 
+    @Option(names = "--paced", description = "Run each block only when a line arrives on standard input (the run"
+            + " ends early at the end of input), close the connection after it and print 'block N p50_ns=..' on"
+            + " standard output: another process can then run between blocks against a server that spins on nothing,"
+            + " as 'ofl bench compare' runs the C peer. Only the first block waits --warmup-ms and"
+            + " --warmup-jit-quiet-ms; the later ones warm up --warmup requests. One link only.")
+    boolean paced;
+
     @Option(names = "--json", paramLabel = "FILE", description = "Write every block, summary and histogram log as JSON.")
     Path json;
 
@@ -175,15 +186,22 @@ public final class BenchClient implements Callable<Integer> {
 
     private final PrintStream out;
     private final PrintStream log;
+    private final InputStream in;
 
     /** Creates the role printing its table to standard output and progress to standard error. */
     public BenchClient() {
-        this(System.out, System.err);
+        this(System.out, System.err, System.in);
     }
 
     BenchClient(PrintStream out, PrintStream log) {
+        this(out, log, InputStream.nullInputStream());
+    }
+
+    /** A role whose {@code --paced} turns come from {@code in}; for tests. */
+    BenchClient(PrintStream out, PrintStream log, InputStream in) {
         this.out = out;
         this.log = log;
+        this.in = in;
     }
 
     /** The settings after the experiment's values fill what the command line left out. */
@@ -238,6 +256,10 @@ public final class BenchClient implements Callable<Integer> {
         if (cpus.size() > 1 && cpus.size() != servers.size()) {
             throw new IllegalArgumentException("--cpu names " + cpus.size() + " CPUs for " + servers.size()
                     + " --server addresses; give one CPU for all links or one per link");
+        }
+        if (paced && servers.size() != 1) {
+            throw new IllegalArgumentException("--paced runs one link, but --server names " + servers.size()
+                    + " addresses");
         }
         if (!locals.isEmpty() && locals.size() != servers.size()) {
             throw new IllegalArgumentException("--local names " + locals.size() + " addresses for " + servers.size()
@@ -340,7 +362,7 @@ public final class BenchClient implements Callable<Integer> {
             for (int i = 0; i < plan.servers().size(); i++) {
                 LinkRunner runner = new LinkRunner(linkName(i), plan.servers().get(i),
                         plan.locals().isEmpty() ? null : plan.locals().get(i), cpuOf(i), settings, maxRequest,
-                        maxResponse, log, progress);
+                        maxResponse, log, progress, paced ? new LinePacer(in, out) : null);
                 futures.add(pool.submit(() -> runner.run(blocks)));
             }
             for (int i = 0; i < futures.size(); i++) {
@@ -398,6 +420,37 @@ public final class BenchClient implements Callable<Integer> {
             }
         }
         return slow;
+    }
+
+    /**
+     * {@code --paced}: a block's turn is a line on the input; each block done is a line on the
+     * output, {@code block INDEX p50_ns=.. mean_ns=.. requests=.. mismatches=.. errors=..}.
+     */
+    static final class LinePacer implements LinkRunner.Pacer {
+        private final BufferedReader turns;
+        private final PrintStream out;
+
+        LinePacer(InputStream in, PrintStream out) {
+            this.turns = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+            this.out = out;
+        }
+
+        @Override
+        public boolean awaitTurn() {
+            try {
+                return turns.readLine() != null;
+            } catch (IOException e) {
+                return false;
+            }
+        }
+
+        @Override
+        public void blockDone(BlockResult r) {
+            out.printf(Locale.ROOT, "block %d p50_ns=%d mean_ns=%.0f requests=%d mismatches=%d errors=%d%n",
+                    r.block().index(), r.requests() > 0 ? r.histogram().getValueAtPercentile(50) : -1,
+                    r.requests() > 0 ? r.meanNs() : Double.NaN, r.requests(), r.mismatches(), r.errors());
+            out.flush();
+        }
     }
 
     /** The CPU link {@code index} is pinned to, or {@code -1}. */

@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
 import java.io.PrintStream;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,6 +51,9 @@ public final class Compare implements Callable<Integer> {
             "bytes=(\\d+)\\s+n=(\\d+) p50=([0-9.]+)us p99=([0-9.]+)us p99\\.9=([0-9.]+)us max=([0-9.]+)us"
                     + " MB/s=([0-9.]+) mismatches=(\\d+)");
 
+    private static final Pattern PACED_LINE = Pattern.compile(
+            "^block \\d+ p50_ns=(\\d+) mean_ns=(\\S+) requests=(\\d+) mismatches=(\\d+) errors=(\\d+)");
+
     /** Index of the client's CPU in {@code --cpu}. */
     static final int CLIENT = 0;
     /** Index of the server's CPU in {@code --cpu}. */
@@ -83,6 +88,10 @@ public final class Compare implements Callable<Integer> {
             + " JIT compiled nothing for this long, at most 30 s; 0 = off (default: ${DEFAULT-VALUE}).")
     long warmupJitQuietMs = 1000;
 
+    @Option(names = "--interleaved-blocks", paramLabel = "N", description = "Blocks of each ofl-tcp-interleaved"
+            + " client per round, a C peer run before, between and after them (default: ${DEFAULT-VALUE}).")
+    int interleavedBlocks = 6;
+
     @Option(names = "--c-peer", required = true, description = "The compiled tcp_peer (the launcher builds it).")
     Path cPeer;
 
@@ -103,8 +112,8 @@ public final class Compare implements Callable<Integer> {
     List<Integer> cpus;
 
     @Option(names = "--peers", split = ",", paramLabel = "PEER", description = "Run only these peers, e.g."
-            + " c-tcp,ofl-tcp (default: all): c-tcp, java-nio, ofl-tcp, ofl-tcp-platform-threads, ofl-tcp-nio-calls,"
-            + " ofl-tcp-no-spin, and with --rdma ofl-rdma, ofl-rdma-platform-threads, ib_send_lat, ibv_rc_pingpong."
+            + " c-tcp,ofl-tcp (default: all): c-tcp, java-nio, ofl-tcp, ofl-tcp-interleaved, ofl-tcp-platform-threads,"
+            + " ofl-tcp-nio-calls, ofl-tcp-no-spin, and with --rdma ofl-rdma, ofl-rdma-platform-threads, ib_send_lat, ibv_rc_pingpong."
             + " An ofl TCP peer's paired ratio needs no c-tcp: its own C runs bracket it.")
     List<String> peerNames;
 
@@ -145,6 +154,11 @@ public final class Compare implements Callable<Integer> {
         for (String r : responses) {
             sizes.add(ExchangeCase.parseBytes(r));
         }
+        if (interleavedBlocks < 2 || interleavedBlocks % 2 != 0) {
+            log.println("compare: --interleaved-blocks must be even and at least 2 (the client runs them as ABBA"
+                    + " rounds of one variant)");
+            return 2;
+        }
         if (cpus != null && (cpus.size() != 2 || cpus.get(CLIENT) < 0 || cpus.get(SERVER) < 0)) {
             log.println("compare: --cpu takes two CPU numbers, the client's and the server's, e.g. 0,1");
             return 2;
@@ -168,6 +182,10 @@ public final class Compare implements Callable<Integer> {
         }
         int oflPort = nextPort[0] + 10;
         add(all, "ofl-tcp", () -> runOfl("tcp", oflPort, sizes, OflVariant.DEFAULT));
+        for (String mode : List.of("busy", "blocking")) {
+            int p = oflPort + (mode.equals("busy") ? 24 : 28);
+            add(all, "ofl-tcp-interleaved", () -> runOflInterleaved(mode, p, sizes));
+        }
         add(all, "ofl-tcp-platform-threads", () -> runOfl("tcp", oflPort + 4, sizes, OflVariant.PLATFORM_THREADS));
         add(all, "ofl-tcp-nio-calls", () -> runOfl("tcp", oflPort + 8, sizes, OflVariant.NIO_CALLS));
         add(all, "ofl-tcp-no-spin", () -> runOfl("tcp", oflPort + 20, sizes, OflVariant.NO_SPIN));
@@ -438,6 +456,107 @@ public final class Compare implements Callable<Integer> {
         } finally {
             stop(server);
         }
+    }
+
+    /**
+     * The row {@code ofl-tcp MODE interleaved}: one ofl TCP server and one paced client (JVMs started
+     * once per round), whose {@link #interleavedBlocks} blocks alternate with runs of the C peer in
+     * the same mode, C first and last. Each block's paired ratio is over the mean of the C runs
+     * right before and right after it, well under a second apart, where the {@code ofl-tcp} row's
+     * pairs are tens of seconds apart: on a host whose speed shifts between levels every few
+     * seconds, a pair then mostly shares a level. Between blocks the client holds no connection,
+     * so no ofl thread spins while the C peer runs.
+     */
+    private void runOflInterleaved(String mode, int basePort, List<Long> sizes) {
+        String row = "ofl-tcp " + mode + " interleaved";
+        Process server = null;
+        try {
+            List<String> serverCommand = new ArrayList<>(java("server", "--bind", address, "--port",
+                    Integer.toString(basePort), "--backend", "tcp", "--wait", mode));
+            server = start(pinned(serverCommand, SERVER, "--cpu="));
+            awaitLine(server, "ready");
+            for (long bytes : sizes) {
+                runInterleaved(row, mode, basePort, bytes);
+            }
+        } catch (IOException | InterruptedException e) {
+            fail(row + ": " + e.getMessage());
+        } finally {
+            stop(server);
+        }
+    }
+
+    private void runInterleaved(String row, String mode, int basePort, long bytes)
+            throws IOException, InterruptedException {
+        Path json = Files.createTempFile("ofl-compare-", ".json");
+        int n = iterationsFor(bytes);
+        List<String> clientCommand = new ArrayList<>(java("client", "--server", address, "--port",
+                Integer.toString(basePort), "--backend", "tcp", "--wait", mode, "--cases", "64/" + bytes,
+                "--response", "inplace", "--repeats", Integer.toString(interleavedBlocks / 2), "--iterations",
+                Integer.toString(n), "--warmup", Integer.toString(Math.max(20, n / 10)), "--warmup-ms",
+                Long.toString(warmupMs), "--warmup-jit-quiet-ms", Long.toString(warmupJitQuietMs), "--json",
+                json.toString(), "--paced"));
+        Process client = start(pinned(clientCommand, CLIENT, "--cpu="));
+        try (BufferedReader results = new BufferedReader(new InputStreamReader(client.getInputStream(),
+                StandardCharsets.UTF_8));
+                Writer turns = new OutputStreamWriter(client.getOutputStream(), StandardCharsets.UTF_8)) {
+            PlainRun before = runC(mode, bytes, row);
+            for (int block = 0; block < interleavedBlocks; block++) {
+                turns.write("go\n");
+                turns.flush();
+                PlainRun ofl = pacedBlock(results, bytes);
+                if (ofl == null) {
+                    fail(row + " " + bytes + " B: the client ended or failed before its block " + (block + 1));
+                    return;
+                }
+                PlainRun after = runC(mode, bytes, row);
+                record(row, bytes, ofl.p50Ns());
+                recordThroughput(row, bytes, ofl.megabytesPerSecond());
+                recordPaired(row, bytes, ofl, before, after);
+                before = after;
+            }
+        } finally {
+            // The end of its input ends the client, which then writes its table and JSON.
+            if (!client.waitFor(2, TimeUnit.MINUTES)) {
+                stop(client);
+                fail(row + " " + bytes + " B: the client did not end within 2 minutes of its last block");
+            }
+        }
+        if (client.exitValue() != 0) {
+            fail(row + " " + bytes + " B: the client exited with " + client.exitValue() + " (bad checks or errors"
+                    + " above)");
+        }
+        JsonNode root = new ObjectMapper().readTree(json.toFile());
+        Files.deleteIfExists(json);
+        for (JsonNode s : root.path("summaries")) {
+            recordAllocation(row, bytes, s.path("clientThreadAllocatedBytesPerRequest").asDouble(Double.NaN),
+                    s.path("serverThreadAllocatedBytesPerRequest").asDouble(Double.NaN));
+            recordCpu(row, bytes, s.path("clientThreadCpuNsPerRequest").asDouble(Double.NaN),
+                    s.path("serverThreadCpuNsPerRequest").asDouble(Double.NaN),
+                    s.path("serverProcessCpuNsPerRequest").asDouble(Double.NaN));
+        }
+    }
+
+    /**
+     * Reads a paced client's output up to its next block line ({@link BenchClient.LinePacer}).
+     *
+     * @return the block's p50 and response MB/s, or {@code null} if the output ended first or the
+     *     block had a mismatch or an error
+     */
+    PlainRun pacedBlock(BufferedReader results, long bytes) throws IOException {
+        String line;
+        while ((line = results.readLine()) != null) {
+            Matcher m = PACED_LINE.matcher(line);
+            if (m.find()) {
+                if (Long.parseLong(m.group(3)) == 0 || Long.parseLong(m.group(4)) != 0
+                        || Long.parseLong(m.group(5)) != 0) {
+                    log.println("compare: " + line);
+                    return null;
+                }
+                // Response bytes over the mean round trip, as the plain peers count.
+                return new PlainRun(Double.parseDouble(m.group(1)), bytes * 1e3 / Double.parseDouble(m.group(2)));
+            }
+        }
+        return null;
     }
 
     private void runIbSendLat(List<Long> sizes) {
@@ -775,6 +894,10 @@ public final class Compare implements Callable<Integer> {
                 + " wait mode right before and right after its client (one client run apart, tens of seconds, not"
                 + " minutes), median of the rounds: the two sides of a pair share a level more often;"
                 + " paired_MB/s_ratio = the same for MB/s (each round's / the mean of those two c-tcp runs')");
+        out.println("# interleaved rows: one ofl TCP client per round runs --interleaved-blocks blocks (connecting"
+                + " anew for each) between runs of c-tcp in the same wait mode, c-tcp first and last; a 'round' is a"
+                + " block there, and its paired ratios are over the c-tcp runs right before and right after the block,"
+                + " well under a second apart: the figure least moved by the host's level shifts");
         String format = "%-34s %10s %8s %12s %12s %12s %10s %10s %12s %10s %10s %17s %12s %12s %8s%n";
         out.printf(Locale.ROOT, format, "peer", "bytes", "rounds", "p50_us", "min_p50_us", "max_p50_us", "ratio",
                 "best_ratio", "paired_ratio", "MB/s", "MB/s_ratio", "paired_MB/s_ratio", "cpu_us", "alloc_B",

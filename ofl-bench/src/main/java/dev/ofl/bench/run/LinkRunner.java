@@ -32,9 +32,33 @@ import org.HdrHistogram.Histogram;
  * never thrown. Round trip = from the first byte of the request being written (in place or
  * prepared and copied in) to the completion; the response check is outside it.
  *
+ * <p>With a {@link Pacer}, each block waits for its turn, and the connection is closed after each:
+ * another process (the C peer that {@code ofl bench compare} interleaves) then runs between blocks
+ * against a server that spins on nothing.
+ *
  * <p>Not thread-safe: one runner per link, each on its own thread.
  */
 final class LinkRunner {
+    /**
+     * Lets another process run between the blocks of one link: the runner asks for each block's
+     * turn and reports each block done.
+     */
+    interface Pacer {
+        /**
+         * Waits until the next block may run.
+         *
+         * @return {@code false} if no more blocks may run: the run ends early
+         */
+        boolean awaitTurn();
+
+        /**
+         * Reports a finished block, once the runner's connection to the server is closed.
+         *
+         * @param result the block
+         */
+        void blockDone(BlockResult result);
+    }
+
     /** Run-wide settings shared by every link. */
     record Settings(int port, int warmups, long warmupMinNs, int iterations, long cadenceNs, long timeoutNs,
             long jitQuietNs, Map<String, String> properties) {
@@ -71,6 +95,7 @@ final class LinkRunner {
     private final long maxResponseBytes;
     private final PrintStream log;
     private final Progress progress;
+    private final Pacer pacer;
     private Arena arena;
     private MemorySegment responseMemory;
     private MemorySegment requestScratch;
@@ -79,7 +104,7 @@ final class LinkRunner {
     private long iteration;
 
     LinkRunner(String link, InetAddress server, InetAddress local, int cpu, Settings settings, long maxRequestBytes,
-            long maxResponseBytes, PrintStream log, Progress progress) {
+            long maxResponseBytes, PrintStream log, Progress progress, Pacer pacer) {
         this.link = link;
         this.server = server;
         this.local = local;
@@ -89,6 +114,7 @@ final class LinkRunner {
         this.maxResponseBytes = Math.max(maxResponseBytes, ExchangeHandler.CPU_ANSWER_BYTES);
         this.log = log;
         this.progress = progress;
+        this.pacer = pacer;
     }
 
     /** Runs every block in order on the calling thread, then closes the connections. */
@@ -102,9 +128,18 @@ final class LinkRunner {
         requestScratch = arena.allocate(maxRequestBytes, 64);
         try {
             for (Schedule.Block block : blocks) {
-                BlockResult r = runBlock(block);
+                if (pacer != null && !pacer.awaitTurn()) {
+                    break;
+                }
+                // Paced, only the first block waits out the warm-up time and the JIT: the later
+                // ones run the code it compiled, after the warm-up requests a new connection needs.
+                BlockResult r = runBlock(block, pacer == null || results.isEmpty());
                 results.add(r);
                 progress.blockDone(r);
+                if (pacer != null) {
+                    closeAll();
+                    pacer.blockDone(r);
+                }
             }
         } finally {
             closeAll();
@@ -156,7 +191,13 @@ final class LinkRunner {
         return c;
     }
 
-    private BlockResult runBlock(Schedule.Block block) {
+    /**
+     * Runs one block on the connection of its variant.
+     *
+     * @param fullWarmUp whether the warm-up also lasts {@link Settings#warmupMinNs()} and waits for
+     *     the JIT to fall quiet, or is {@link Settings#warmups()} requests only
+     */
+    private BlockResult runBlock(Schedule.Block block, boolean fullWarmUp) {
         ExchangeCase testCase = block.testCase();
         Variant v = block.variant();
         Histogram histogram = new Histogram(1, TimeUnit.MINUTES.toNanos(1), 3);
@@ -174,13 +215,13 @@ final class LinkRunner {
         }
         Histogram discarded = new Histogram(1, TimeUnit.MINUTES.toNanos(1), 3);
         int chunk = Math.max(1, Math.min(WARMUP_CHUNK, settings.iterations() / 10));
-        long warmupEndNs = System.nanoTime() + settings.warmupMinNs();
+        long warmupEndNs = System.nanoTime() + (fullWarmUp ? settings.warmupMinNs() : 0);
         long firstIteration = iteration;
         boolean warm = true;
         while (warm && (iteration - firstIteration < settings.warmups() || System.nanoTime() - warmupEndNs < 0)) {
             warm = warmUp(c, ranges, testCase, v, tally, chunk, discarded);
         }
-        if (warm && settings.jitQuietNs() > 0) {
+        if (warm && fullWarmUp && settings.jitQuietNs() > 0) {
             warmUntilJitQuiet(c, ranges, testCase, v, tally, chunk, discarded);
         }
         long warmups = iteration - firstIteration;

@@ -88,6 +88,14 @@ class BenchClientOptionsTest {
         assertMessage("duration", () -> plan("--server", "127.0.0.1", "--cadence", "soon"));
     }
 
+    @Test
+    void pacedRunsOneLink() {
+        assertTrue(new CommandLine(new BenchClient(System.out, System.err)).parseArgs("--server", "127.0.0.1",
+                "--paced").hasMatchedOption("--paced"));
+        plan("--server", "127.0.0.1", "--paced");
+        assertMessage("--paced", () -> plan("--server", "127.0.0.1,127.0.0.2", "--paced"));
+    }
+
     private static void assertMessage(String part, org.junit.jupiter.api.function.Executable call) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
         assertTrue(e.getMessage().contains(part), e.getMessage());
