@@ -173,9 +173,11 @@ public final class BenchClient implements Callable<Integer> {
 
     @Option(names = "--paced", description = "Run each block only when a line arrives on standard input (the run"
             + " ends early at the end of input), close the connection after it and print 'block N p50_ns=..' on"
-            + " standard output: another process can then run between blocks against a server that spins on nothing,"
-            + " as 'ofl bench compare' runs the C peer. Only the first block waits --warmup-ms and"
-            + " --warmup-jit-quiet-ms; the later ones warm up --warmup requests. One link only.")
+            + " standard output; 'awaiting a turn' before each wait, and after the last block, which the run ends"
+            + " at the next line or the end of input. Another process can then run between blocks against a server"
+            + " that spins on nothing, as 'ofl bench compare' runs the C peer. --warmup-ms and"
+            + " --warmup-jit-quiet-ms are waited out once, before the first turn, on a connection closed after them;"
+            + " each block warms up its own connection with --warmup requests. One link only.")
     boolean paced;
 
     @Option(names = "--json", paramLabel = "FILE", description = "Write every block, summary and histogram log as JSON.")
@@ -424,9 +426,14 @@ public final class BenchClient implements Callable<Integer> {
 
     /**
      * {@code --paced}: a block's turn is a line on the input; each block done is a line on the
-     * output, {@code block INDEX p50_ns=.. mean_ns=.. requests=.. mismatches=.. errors=..}.
+     * output, {@code block INDEX p50_ns=.. mean_ns=.. requests=.. mismatches=.. errors=..}, and each
+     * wait for a turn begins with the line {@value #AWAITING}, after the last block too (the run
+     * then ends at the next line or the end of input).
      */
     static final class LinePacer implements LinkRunner.Pacer {
+        /** The line printed before each turn is read, and once more after the last block. */
+        static final String AWAITING = "awaiting a turn";
+
         private final BufferedReader turns;
         private final PrintStream out;
 
@@ -437,6 +444,9 @@ public final class BenchClient implements Callable<Integer> {
 
         @Override
         public boolean awaitTurn() {
+            // Said once the runner holds no connection and has nothing left to do meanwhile.
+            out.println(AWAITING);
+            out.flush();
             try {
                 return turns.readLine() != null;
             } catch (IOException e) {

@@ -36,7 +36,8 @@ import picocli.CommandLine.Option;
  * Each peer runs {@code --rounds} times, the order reversed every other round; the table shows the
  * median p50 over the rounds. Each ofl TCP client also runs between runs of the C peer in its wait
  * modes, one before it and one after it per mode, so that every round gives a ratio of runs one
- * client run apart (tens of seconds), not minutes.
+ * client run apart (tens of seconds), not minutes; and the interleaved rows alternate a paced ofl
+ * TCP client's blocks with runs of the C peer, each block's ratio over runs under a second apart.
  *
  * <p>Every server does the same work per request: it writes every byte of the response, a pattern
  * of the iteration, and sends it (the ofl handler writes it in place into the response buffer, the
@@ -89,7 +90,8 @@ public final class Compare implements Callable<Integer> {
     long warmupJitQuietMs = 1000;
 
     @Option(names = "--interleaved-blocks", paramLabel = "N", description = "Blocks of each ofl-tcp-interleaved"
-            + " client per round, a C peer run before, between and after them (default: ${DEFAULT-VALUE}).")
+            + " client per round, even and at least 2, a C peer run before, between and after them (default:"
+            + " ${DEFAULT-VALUE}).")
     int interleavedBlocks = 6;
 
     @Option(names = "--c-peer", required = true, description = "The compiled tcp_peer (the launcher builds it).")
@@ -488,25 +490,79 @@ public final class Compare implements Callable<Integer> {
     private void runInterleaved(String row, String mode, int basePort, long bytes)
             throws IOException, InterruptedException {
         Path json = Files.createTempFile("ofl-compare-", ".json");
-        int n = iterationsFor(bytes);
-        List<String> clientCommand = new ArrayList<>(java("client", "--server", address, "--port",
-                Integer.toString(basePort), "--backend", "tcp", "--wait", mode, "--cases", "64/" + bytes,
-                "--response", "inplace", "--repeats", Integer.toString(interleavedBlocks / 2), "--iterations",
-                Integer.toString(n), "--warmup", Integer.toString(Math.max(20, n / 10)), "--warmup-ms",
-                Long.toString(warmupMs), "--warmup-jit-quiet-ms", Long.toString(warmupJitQuietMs), "--json",
-                json.toString(), "--paced"));
-        Process client = start(pinned(clientCommand, CLIENT, "--cpu="));
+        Process client = null;
+        try {
+            int n = iterationsFor(bytes);
+            List<String> clientCommand = new ArrayList<>(java("client", "--server", address, "--port",
+                    Integer.toString(basePort), "--backend", "tcp", "--wait", mode, "--cases", "64/" + bytes,
+                    "--response", "inplace", "--repeats", Integer.toString(interleavedBlocks / 2), "--iterations",
+                    Integer.toString(n), "--warmup", Integer.toString(Math.max(20, n / 10)), "--warmup-ms",
+                    Long.toString(warmupMs), "--warmup-jit-quiet-ms", Long.toString(warmupJitQuietMs), "--json",
+                    json.toString(), "--paced"));
+            Process started = start(pinned(clientCommand, CLIENT, "--cpu="));
+            client = started;
+            // A client that hangs ends here, as runToEnd bounds every other run: its output then
+            // ends, and the reads below fail the row.
+            Thread.ofPlatform().daemon().name("ofl-compare-watchdog").start(() -> {
+                try {
+                    if (!started.waitFor(30, TimeUnit.MINUTES)) {
+                        started.destroyForcibly();
+                    }
+                } catch (InterruptedException e) {
+                    started.destroyForcibly();
+                }
+            });
+            if (!interleave(row, mode, bytes, client)) {
+                return;
+            }
+            // The end of its input ended the client, which then wrote its table and JSON.
+            if (!client.waitFor(2, TimeUnit.MINUTES)) {
+                fail(row + " " + bytes + " B: the client did not end within 2 minutes of its last block");
+                return;
+            }
+            if (client.exitValue() != 0) {
+                fail(row + " " + bytes + " B: the client exited with " + client.exitValue() + " (bad checks or errors"
+                        + " above)");
+                return;
+            }
+            JsonNode root = new ObjectMapper().readTree(json.toFile());
+            for (JsonNode s : root.path("summaries")) {
+                recordAllocation(row, bytes, s.path("clientThreadAllocatedBytesPerRequest").asDouble(Double.NaN),
+                        s.path("serverThreadAllocatedBytesPerRequest").asDouble(Double.NaN));
+                recordCpu(row, bytes, s.path("clientThreadCpuNsPerRequest").asDouble(Double.NaN),
+                        s.path("serverThreadCpuNsPerRequest").asDouble(Double.NaN),
+                        s.path("serverProcessCpuNsPerRequest").asDouble(Double.NaN));
+            }
+        } finally {
+            stop(client);
+            Files.deleteIfExists(json);
+        }
+    }
+
+    /**
+     * Runs the C peer, then each of the paced client's blocks followed by the C peer again, and
+     * records the blocks; closes the client's input at the end, or at the first failure.
+     *
+     * @return {@code false} if the client ended or a block failed (compare fails)
+     */
+    private boolean interleave(String row, String mode, long bytes, Process client) throws IOException,
+            InterruptedException {
         try (BufferedReader results = new BufferedReader(new InputStreamReader(client.getInputStream(),
                 StandardCharsets.UTF_8));
                 Writer turns = new OutputStreamWriter(client.getOutputStream(), StandardCharsets.UTF_8)) {
+            // Each C run waits until the client is idle: warmed up, or its block's connection closed.
+            if (!idle(results)) {
+                fail(row + " " + bytes + " B: the client ended before its first block");
+                return false;
+            }
             PlainRun before = runC(mode, bytes, row);
             for (int block = 0; block < interleavedBlocks; block++) {
                 turns.write("go\n");
                 turns.flush();
                 PlainRun ofl = pacedBlock(results, bytes);
-                if (ofl == null) {
-                    fail(row + " " + bytes + " B: the client ended or failed before its block " + (block + 1));
-                    return;
+                if (ofl == null || !idle(results)) {
+                    fail(row + " " + bytes + " B: the client ended or failed in its block " + (block + 1));
+                    return false;
                 }
                 PlainRun after = runC(mode, bytes, row);
                 record(row, bytes, ofl.p50Ns());
@@ -514,26 +570,19 @@ public final class Compare implements Callable<Integer> {
                 recordPaired(row, bytes, ofl, before, after);
                 before = after;
             }
-        } finally {
-            // The end of its input ends the client, which then writes its table and JSON.
-            if (!client.waitFor(2, TimeUnit.MINUTES)) {
-                stop(client);
-                fail(row + " " + bytes + " B: the client did not end within 2 minutes of its last block");
+            return true;
+        }
+    }
+
+    /** Reads a paced client's output up to its next wait for a turn; {@code false} if it ended first. */
+    static boolean idle(BufferedReader results) throws IOException {
+        String line;
+        while ((line = results.readLine()) != null) {
+            if (line.equals(BenchClient.LinePacer.AWAITING)) {
+                return true;
             }
         }
-        if (client.exitValue() != 0) {
-            fail(row + " " + bytes + " B: the client exited with " + client.exitValue() + " (bad checks or errors"
-                    + " above)");
-        }
-        JsonNode root = new ObjectMapper().readTree(json.toFile());
-        Files.deleteIfExists(json);
-        for (JsonNode s : root.path("summaries")) {
-            recordAllocation(row, bytes, s.path("clientThreadAllocatedBytesPerRequest").asDouble(Double.NaN),
-                    s.path("serverThreadAllocatedBytesPerRequest").asDouble(Double.NaN));
-            recordCpu(row, bytes, s.path("clientThreadCpuNsPerRequest").asDouble(Double.NaN),
-                    s.path("serverThreadCpuNsPerRequest").asDouble(Double.NaN),
-                    s.path("serverProcessCpuNsPerRequest").asDouble(Double.NaN));
-        }
+        return false;
     }
 
     /**

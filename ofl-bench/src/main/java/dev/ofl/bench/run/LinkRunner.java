@@ -45,7 +45,7 @@ final class LinkRunner {
      */
     interface Pacer {
         /**
-         * Waits until the next block may run.
+         * Waits until the next block may run; after the last block, until the pacing ends.
          *
          * @return {@code false} if no more blocks may run: the run ends early
          */
@@ -101,6 +101,8 @@ final class LinkRunner {
     private MemorySegment requestScratch;
     private final Map<String, Connection> connections = new LinkedHashMap<>();
     private final Completion completion = new Completion();
+    /** {@code [mismatched bytes, errors]} of the warm-up before the first turn, for the first block. */
+    private final long[] carried = new long[2];
     private long iteration;
 
     LinkRunner(String link, InetAddress server, InetAddress local, int cpu, Settings settings, long maxRequestBytes,
@@ -127,19 +129,25 @@ final class LinkRunner {
         responseMemory = arena.allocate(maxResponseBytes, 4096);
         requestScratch = arena.allocate(maxRequestBytes, 64);
         try {
+            if (pacer != null && !blocks.isEmpty()) {
+                warmUpBeforeTurns(blocks.getFirst());
+            }
             for (Schedule.Block block : blocks) {
                 if (pacer != null && !pacer.awaitTurn()) {
                     break;
                 }
-                // Paced, only the first block waits out the warm-up time and the JIT: the later
-                // ones run the code it compiled, after the warm-up requests a new connection needs.
-                BlockResult r = runBlock(block, pacer == null || results.isEmpty());
+                BlockResult r = runBlock(block, pacer == null);
                 results.add(r);
                 progress.blockDone(r);
                 if (pacer != null) {
                     closeAll();
                     pacer.blockDone(r);
                 }
+            }
+            if (pacer != null) {
+                // The report and the JVM's exit wait for the end of the pacing: they would take CPU
+                // from what runs after the last block.
+                pacer.awaitTurn();
             }
         } finally {
             closeAll();
@@ -192,6 +200,40 @@ final class LinkRunner {
     }
 
     /**
+     * Paced: the warm-up time and the wait for the JIT come before the first turn, on a connection
+     * closed after them, so that every block runs right on its turn after only the warm-up requests
+     * its new connection needs. What it finds wrong is counted in the first block.
+     */
+    private void warmUpBeforeTurns(Schedule.Block first) {
+        Connection c;
+        try {
+            c = connection(first.variant());
+        } catch (RuntimeException e) {
+            return; // the first block tries again and reports it
+        }
+        ResponseRanges ranges = ranges(c, first.testCase());
+        Histogram discarded = new Histogram(1, TimeUnit.MINUTES.toNanos(1), 3);
+        int chunk = Math.max(1, Math.min(WARMUP_CHUNK, settings.iterations() / 10));
+        long warmupEndNs = System.nanoTime() + settings.warmupMinNs();
+        boolean warm = true;
+        while (warm && System.nanoTime() - warmupEndNs < 0) {
+            warm = warmUp(c, ranges, first.testCase(), first.variant(), carried, chunk, discarded);
+        }
+        if (warm && settings.jitQuietNs() > 0) {
+            warmUntilJitQuiet(c, ranges, first.testCase(), first.variant(), carried, chunk, discarded);
+        }
+        closeAll();
+    }
+
+    private static ResponseRanges ranges(Connection c, ExchangeCase testCase) {
+        ResponseRanges ranges = new ResponseRanges();
+        if (testCase.responseBytes() > 0) {
+            ranges.add(c.region, 0, testCase.responseBytes());
+        }
+        return ranges;
+    }
+
+    /**
      * Runs one block on the connection of its variant.
      *
      * @param fullWarmUp whether the warm-up also lasts {@link Settings#warmupMinNs()} and waits for
@@ -201,18 +243,17 @@ final class LinkRunner {
         ExchangeCase testCase = block.testCase();
         Variant v = block.variant();
         Histogram histogram = new Histogram(1, TimeUnit.MINUTES.toNanos(1), 3);
-        long[] tally = new long[2];
+        long[] tally = {carried[0], carried[1]};
+        carried[0] = 0;
+        carried[1] = 0;
         Connection c;
         try {
             c = connection(v);
         } catch (RuntimeException e) {
             log.println("ofl-bench: link " + link + " " + v.label() + ": cannot connect: " + e.getMessage());
-            return new BlockResult(link, block, 0, histogram, 0, -1, -1, -1, -1, -1, -1, 0, 1);
+            return new BlockResult(link, block, 0, histogram, 0, -1, -1, -1, -1, -1, -1, tally[0], tally[1] + 1);
         }
-        ResponseRanges ranges = new ResponseRanges();
-        if (testCase.responseBytes() > 0) {
-            ranges.add(c.region, 0, testCase.responseBytes());
-        }
+        ResponseRanges ranges = ranges(c, testCase);
         Histogram discarded = new Histogram(1, TimeUnit.MINUTES.toNanos(1), 3);
         int chunk = Math.max(1, Math.min(WARMUP_CHUNK, settings.iterations() / 10));
         long warmupEndNs = System.nanoTime() + (fullWarmUp ? settings.warmupMinNs() : 0);

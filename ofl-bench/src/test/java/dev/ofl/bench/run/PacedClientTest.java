@@ -13,8 +13,10 @@ import dev.ofl.api.OflServer;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
 import java.io.BufferedReader;
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
 import java.io.PrintStream;
 import java.io.StringReader;
 import java.net.InetAddress;
@@ -23,7 +25,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,10 +43,12 @@ class PacedClientTest {
     @Test
     void blocksRunOnTheirTurnsOnlyEachOnItsOwnConnection(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("run.json");
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream log = new ByteArrayOutputStream();
-        int exit;
-        long accepted;
+        AtomicLong requests = new AtomicLong();
+        List<String> said = new ArrayList<>();
+        List<Compare.PlainRun> blocks = new ArrayList<>();
+        Compare compare = new Compare(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
         try (ExchangeHandler handler = new ExchangeHandler(-1);
                 OflServer server = Ofl.serve(ServerConfig.builder()
                         .backend("tcp")
@@ -50,38 +56,76 @@ class PacedClientTest {
                         .serviceName(BenchServer.SERVICE)
                         .limits(new Limits(4096, 1 << 20, 1, 1))
                         .waitMode(WaitMode.BLOCKING)
-                        .build(), handler)) {
+                        .build(), (request, response) -> {
+                            requests.incrementAndGet();
+                            return handler.handle(request, response);
+                        });
+                PipedInputStream clientOut = new PipedInputStream(1 << 16)) {
+            // Not a resource: closing it mid-test is the end of the client's input.
+            PipedOutputStream turns = new PipedOutputStream();
             int base = server.localAddress().getPort() - BenchServer.port(0, "tcp", WaitMode.BLOCKING);
-            // Two turns for a schedule of four blocks: the input ends after the second.
-            BenchClient client = new BenchClient(new PrintStream(out, true, StandardCharsets.UTF_8),
-                    new PrintStream(log, true, StandardCharsets.UTF_8),
-                    new ByteArrayInputStream("go\ngo\n".getBytes(StandardCharsets.UTF_8)));
-            exit = new CommandLine(client).execute("--server", "127.0.0.1", "--port", Integer.toString(base),
-                    "--backend", "tcp", "--wait", "blocking", "--cases", "64/64", "--response", "inplace",
-                    "--repeats", "2", "--iterations", "50", "--warmup", "10", "--warmup-ms", "0",
-                    "--warmup-jit-quiet-ms", "0", "--timeout-ms", Long.toString(TimeUnit.SECONDS.toMillis(30)),
-                    "--json", json.toString(), "--paced");
-            accepted = server.statistics().connectionsAccepted();
+            PrintStream out = new PrintStream(new PipedOutputStream(clientOut), true, StandardCharsets.UTF_8);
+            BenchClient client = new BenchClient(out, new PrintStream(log, true, StandardCharsets.UTF_8),
+                    new PipedInputStream(turns));
+            FutureTask<Integer> run = new FutureTask<>(() -> {
+                try {
+                    return new CommandLine(client).execute("--server", "127.0.0.1", "--port", Integer.toString(base),
+                            "--backend", "tcp", "--wait", "blocking", "--cases", "64/64", "--response", "inplace",
+                            "--repeats", "2", "--iterations", "50", "--warmup", "10", "--warmup-ms", "0",
+                            "--warmup-jit-quiet-ms", "0", "--timeout-ms",
+                            Long.toString(TimeUnit.SECONDS.toMillis(30)), "--json", json.toString(), "--paced");
+                } finally {
+                    out.close();
+                }
+            });
+            Thread.ofPlatform().start(run);
+            BufferedReader lines = new BufferedReader(new InputStreamReader(clientOut, StandardCharsets.UTF_8));
+            // Two turns for a schedule of four blocks; the input ends after the second block.
+            for (int turn = 0; turn < 2; turn++) {
+                assertTrue(Compare.idle(lines), log.toString(StandardCharsets.UTF_8));
+                said.add("idle");
+                // Idle means no connection open, and nothing sent until the turn is given.
+                awaitNoConnection(server);
+                long before = requests.get();
+                Thread.sleep(100);
+                assertEquals(before, requests.get(), "requests while awaiting a turn");
+                turns.write("go\n".getBytes(StandardCharsets.UTF_8));
+                turns.flush();
+                Compare.PlainRun block = compare.pacedBlock(lines, 64);
+                assertNotNull(block, log.toString(StandardCharsets.UTF_8));
+                blocks.add(block);
+                said.add("block");
+                // The block's 10 warm-up and 50 measured requests, and its CPU queries, came on this turn.
+                assertTrue(requests.get() - before >= 60, "requests of the block: " + (requests.get() - before));
+            }
+            assertTrue(Compare.idle(lines));
+            said.add("idle");
+            turns.close();
+            // At the end of input the client asks once more (no block runs), then reports.
+            while (lines.readLine() != null) {
+                // the table
+            }
+            assertEquals(0, run.get(60, TimeUnit.SECONDS), log.toString(StandardCharsets.UTF_8));
+            assertEquals(2, server.statistics().connectionsAccepted() - 1, "one connection per block, after the"
+                    + " warm-up's");
         }
-        String output = out.toString(StandardCharsets.UTF_8) + log.toString(StandardCharsets.UTF_8);
-        assertEquals(0, exit, output);
-        assertEquals(2, accepted, "one connection per block: " + output);
+        String output = log.toString(StandardCharsets.UTF_8);
+        assertEquals(List.of("idle", "block", "idle", "block", "idle"), said, output);
         JsonNode root = new ObjectMapper().readTree(json.toFile());
         assertEquals(2, root.get("blocks").size(), output);
-        Compare compare = new Compare(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
-        BufferedReader lines = new BufferedReader(new StringReader(out.toString(StandardCharsets.UTF_8)));
-        List<Compare.PlainRun> blocks = new ArrayList<>();
-        Compare.PlainRun block;
-        while ((block = compare.pacedBlock(lines, 64)) != null) {
-            blocks.add(block);
-        }
-        assertEquals(2, blocks.size(), output);
         for (int i = 0; i < blocks.size(); i++) {
-            JsonNode recorded = root.get("blocks").get(i);
-            assertEquals(50, recorded.get("requests").asLong(), output);
+            assertEquals(50, root.get("blocks").get(i).get("requests").asLong(), output);
             assertTrue(blocks.get(i).p50Ns() > 0, output);
             assertTrue(blocks.get(i).megabytesPerSecond() > 0, output);
+        }
+    }
+
+    /** Waits until the server holds no connection; the client's close reaches it a little later. */
+    private static void awaitNoConnection(OflServer server) throws InterruptedException {
+        long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (server.connectionCount() != 0) {
+            assertTrue(System.nanoTime() - deadlineNs < 0, "a connection stayed open while the client was idle");
+            Thread.sleep(10);
         }
     }
 
