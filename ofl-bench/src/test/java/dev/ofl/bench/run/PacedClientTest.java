@@ -7,11 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ofl.api.Limits;
-import dev.ofl.api.Ofl;
 import dev.ofl.api.OflServer;
-import dev.ofl.api.ServerConfig;
-import dev.ofl.api.WaitMode;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
@@ -19,8 +15,6 @@ import java.io.PipedInputStream;
 import java.io.PipedOutputStream;
 import java.io.PrintStream;
 import java.io.StringReader;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -50,20 +44,14 @@ class PacedClientTest {
         Compare compare = new Compare(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
         try (ExchangeHandler handler = new ExchangeHandler(-1);
-                OflServer server = Ofl.serve(ServerConfig.builder()
-                        .backend("tcp")
-                        .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                        .serviceName(BenchServer.SERVICE)
-                        .limits(new Limits(4096, 1 << 20, 1, 1))
-                        .waitMode(WaitMode.BLOCKING)
-                        .build(), (request, response) -> {
-                            requests.incrementAndGet();
-                            return handler.handle(request, response);
-                        });
+                OflServer server = LoopbackBenchServer.blocking((request, response) -> {
+                    requests.incrementAndGet();
+                    return handler.handle(request, response);
+                });
                 PipedInputStream clientOut = new PipedInputStream(1 << 16)) {
             // Not a resource: closing it mid-test is the end of the client's input.
             PipedOutputStream turns = new PipedOutputStream();
-            int base = server.localAddress().getPort() - BenchServer.port(0, "tcp", WaitMode.BLOCKING);
+            int base = LoopbackBenchServer.basePort(server);
             PrintStream out = new PrintStream(new PipedOutputStream(clientOut), true, StandardCharsets.UTF_8);
             BenchClient client = new BenchClient(out, new PrintStream(log, true, StandardCharsets.UTF_8),
                     new PipedInputStream(turns));

@@ -4,15 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ofl.api.Limits;
-import dev.ofl.api.Ofl;
 import dev.ofl.api.OflServer;
-import dev.ofl.api.ServerConfig;
-import dev.ofl.api.WaitMode;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -78,19 +72,12 @@ class WarmUpTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int exit;
         try (ExchangeHandler handler = new ExchangeHandler(-1);
-                OflServer server = Ofl.serve(ServerConfig.builder()
-                        .backend("tcp")
-                        .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                        .serviceName(BenchServer.SERVICE)
-                        .limits(new Limits(4096, 1 << 20, 1, 1))
-                        .waitMode(WaitMode.BLOCKING)
-                        .build(), (request, response) -> {
-                            boolean exchange = request.op() == ExchangeHandler.OP_EXCHANGE;
-                            ops.add(exchange ? 'E' : request.op() == ExchangeHandler.OP_CPU ? 'C' : '?');
-                            return exchange && refuseExchanges ? 99 : handler.handle(request, response);
-                        })) {
-            // Busy and blocking name different ports of one base: this server's is the blocking one.
-            int base = server.localAddress().getPort() - BenchServer.port(0, "tcp", WaitMode.BLOCKING);
+                OflServer server = LoopbackBenchServer.blocking((request, response) -> {
+                    boolean exchange = request.op() == ExchangeHandler.OP_EXCHANGE;
+                    ops.add(exchange ? 'E' : request.op() == ExchangeHandler.OP_CPU ? 'C' : '?');
+                    return exchange && refuseExchanges ? 99 : handler.handle(request, response);
+                })) {
+            int base = LoopbackBenchServer.basePort(server);
             PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
             exit = new CommandLine(new BenchClient(print, print)).execute("--server", "127.0.0.1", "--port",
                     Integer.toString(base), "--backend", "tcp", "--wait", "blocking", "--cases", "64/64", "--response",
