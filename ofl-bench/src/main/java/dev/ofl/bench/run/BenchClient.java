@@ -361,15 +361,18 @@ public final class BenchClient implements Callable<Integer> {
                 Thread.ofPlatform().name("ofl-bench-link-", 0).factory());
         try {
             List<Future<List<BlockResult>>> futures = new ArrayList<>();
+            List<LinkRunner> runners = new ArrayList<>();
             for (int i = 0; i < plan.servers().size(); i++) {
                 LinkRunner runner = new LinkRunner(linkName(i), plan.servers().get(i),
                         plan.locals().isEmpty() ? null : plan.locals().get(i), cpuOf(i), settings, maxRequest,
                         maxResponse, log, progress, paced ? new LinePacer(in, out) : null);
+                runners.add(runner);
                 futures.add(pool.submit(() -> runner.run(blocks)));
             }
             for (int i = 0; i < futures.size(); i++) {
                 try {
                     results.addAll(futures.get(i).get());
+                    failed |= runners.get(i).uncountedFailures();
                 } catch (ExecutionException e) {
                     failed = true;
                     log.println("ofl-bench: link " + linkName(i) + " failed: " + e.getCause());
@@ -492,9 +495,12 @@ public final class BenchClient implements Callable<Integer> {
         c.put("clientCpu", cpus.isEmpty() ? "not pinned" : "link threads pinned to CPU " + cpus);
         c.put("cadence", plan.cadenceNs() == 0 ? "burst" : String.format(Locale.ROOT, "%.3f ms", plan.cadenceNs() / 1e6));
         c.put("repeats", plan.repeats() + " ABBA rounds");
-        c.put("warmup", "at least " + warmup + " requests and " + warmupMs + " ms per block, back to back in chunks"
-                + " after a server CPU query each"
-                + (warmupJitQuietMs > 0 ? ", then until the JIT was quiet for " + warmupJitQuietMs + " ms" : ""));
+        String jitQuiet = warmupJitQuietMs > 0 ? ", then until the JIT was quiet for " + warmupJitQuietMs + " ms" : "";
+        c.put("warmup", paced
+                ? warmupMs + " ms" + jitQuiet + " before the first turn, then at least " + warmup + " requests per block"
+                        + " (paced), back to back in chunks after a server CPU query each"
+                : "at least " + warmup + " requests and " + warmupMs + " ms per block, back to back in chunks after a"
+                        + " server CPU query each" + jitQuiet);
         c.put("iterations", plan.iterations());
         c.put("verbsLibrary", System.getProperty("ofl.verbs.library", System.getenv().getOrDefault("OFL_VERBS_LIBRARY",
                 "libibverbs.so.1")));

@@ -501,8 +501,8 @@ public final class Compare implements Callable<Integer> {
                     json.toString(), "--paced"));
             Process started = start(pinned(clientCommand, CLIENT, "--cpu="));
             client = started;
-            // A client that hangs ends here, as runToEnd bounds every other run: its output then
-            // ends, and the reads below fail the row.
+            // A client that hangs is stopped after 30 minutes: its output then ends, and the reads
+            // below fail the row.
             Thread.ofPlatform().daemon().name("ofl-compare-watchdog").start(() -> {
                 try {
                     if (!started.waitFor(30, TimeUnit.MINUTES)) {
@@ -561,7 +561,8 @@ public final class Compare implements Callable<Integer> {
                 turns.flush();
                 PlainRun ofl = pacedBlock(results, bytes);
                 if (ofl == null || !idle(results)) {
-                    fail(row + " " + bytes + " B: the client ended or failed in its block " + (block + 1));
+                    fail(row + " " + bytes + " B: the client ended or failed in its block " + (block + 1)
+                            + " (its log is above; a client is stopped after 30 minutes)");
                     return false;
                 }
                 PlainRun after = runC(mode, bytes, row);

@@ -119,6 +119,14 @@ final class LinkRunner {
         this.pacer = pacer;
     }
 
+    /**
+     * Whether something went wrong that no block counts: the warm-up before the first turn found
+     * mismatches or errors, and the pacing ended before any block ran. Read after {@link #run}.
+     */
+    boolean uncountedFailures() {
+        return carried[0] + carried[1] > 0;
+    }
+
     /** Runs every block in order on the calling thread, then closes the connections. */
     List<BlockResult> run(List<Schedule.Block> blocks) {
         if (cpu >= 0) {
@@ -132,8 +140,9 @@ final class LinkRunner {
             if (pacer != null && !blocks.isEmpty()) {
                 warmUpBeforeTurns(blocks.getFirst());
             }
+            boolean inputLeft = true;
             for (Schedule.Block block : blocks) {
-                if (pacer != null && !pacer.awaitTurn()) {
+                if (pacer != null && !(inputLeft = pacer.awaitTurn())) {
                     break;
                 }
                 BlockResult r = runBlock(block, pacer == null);
@@ -144,10 +153,14 @@ final class LinkRunner {
                     pacer.blockDone(r);
                 }
             }
-            if (pacer != null) {
+            if (pacer != null && inputLeft) {
                 // The report and the JVM's exit wait for the end of the pacing: they would take CPU
                 // from what runs after the last block.
                 pacer.awaitTurn();
+            }
+            if (carried[0] + carried[1] > 0) {
+                log.println("ofl-bench: link " + link + ": the warm-up before the first turn found " + carried[0]
+                        + " mismatched bytes and " + carried[1] + " errors, and no block ran to count them");
             }
         } finally {
             closeAll();
@@ -209,7 +222,10 @@ final class LinkRunner {
         try {
             c = connection(first.variant());
         } catch (RuntimeException e) {
-            return; // the first block tries again and reports it
+            // The first block connects again, and counts an error if it cannot.
+            log.println("ofl-bench: link " + link + " " + first.variant().label() + ": cannot connect to warm up: "
+                    + e.getMessage());
+            return;
         }
         ResponseRanges ranges = ranges(c, first.testCase());
         Histogram discarded = new Histogram(1, TimeUnit.MINUTES.toNanos(1), 3);

@@ -11,10 +11,11 @@ import dev.ofl.api.OflServer;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
-import java.io.PipedInputStream;
-import java.io.PipedOutputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.StringReader;
+import java.nio.channels.Channels;
+import java.nio.channels.Pipe;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -47,19 +48,21 @@ class PacedClientTest {
                 OflServer server = LoopbackBenchServer.blocking((request, response) -> {
                     requests.incrementAndGet();
                     return handler.handle(request, response);
-                });
-                PipedInputStream clientOut = new PipedInputStream(1 << 16)) {
-            // Not a resource: closing it mid-test is the end of the client's input.
-            PipedOutputStream turns = new PipedOutputStream();
+                })) {
+            // Operating-system pipes, as compare's to its child: a piped stream of java.io would
+            // fail a read once the thread that last wrote it has ended.
+            Pipe toClient = Pipe.open();
+            Pipe fromClient = Pipe.open();
+            OutputStream turns = Channels.newOutputStream(toClient.sink());
             int base = LoopbackBenchServer.basePort(server);
-            PrintStream out = new PrintStream(new PipedOutputStream(clientOut), true, StandardCharsets.UTF_8);
+            PrintStream out = new PrintStream(Channels.newOutputStream(fromClient.sink()), true, StandardCharsets.UTF_8);
             BenchClient client = new BenchClient(out, new PrintStream(log, true, StandardCharsets.UTF_8),
-                    new PipedInputStream(turns));
+                    Channels.newInputStream(toClient.source()));
             FutureTask<Integer> run = new FutureTask<>(() -> {
                 try {
                     return new CommandLine(client).execute("--server", "127.0.0.1", "--port", Integer.toString(base),
                             "--backend", "tcp", "--wait", "blocking", "--cases", "64/64", "--response", "inplace",
-                            "--repeats", "2", "--iterations", "50", "--warmup", "10", "--warmup-ms", "0",
+                            "--repeats", "2", "--iterations", "50", "--warmup", "10", "--warmup-ms", "200",
                             "--warmup-jit-quiet-ms", "0", "--timeout-ms",
                             Long.toString(TimeUnit.SECONDS.toMillis(30)), "--json", json.toString(), "--paced");
                 } finally {
@@ -67,31 +70,12 @@ class PacedClientTest {
                 }
             });
             Thread.ofPlatform().start(run);
-            BufferedReader lines = new BufferedReader(new InputStreamReader(clientOut, StandardCharsets.UTF_8));
-            // Two turns for a schedule of four blocks; the input ends after the second block.
-            for (int turn = 0; turn < 2; turn++) {
-                assertTrue(Compare.idle(lines), log.toString(StandardCharsets.UTF_8));
-                said.add("idle");
-                // Idle means no connection open, and nothing sent until the turn is given.
-                awaitNoConnection(server);
-                long before = requests.get();
-                Thread.sleep(100);
-                assertEquals(before, requests.get(), "requests while awaiting a turn");
-                turns.write("go\n".getBytes(StandardCharsets.UTF_8));
-                turns.flush();
-                Compare.PlainRun block = compare.pacedBlock(lines, 64);
-                assertNotNull(block, log.toString(StandardCharsets.UTF_8));
-                blocks.add(block);
-                said.add("block");
-                // The block's 10 warm-up and 50 measured requests, and its CPU queries, came on this turn.
-                assertTrue(requests.get() - before >= 60, "requests of the block: " + (requests.get() - before));
-            }
-            assertTrue(Compare.idle(lines));
-            said.add("idle");
-            turns.close();
-            // At the end of input the client asks once more (no block runs), then reports.
-            while (lines.readLine() != null) {
-                // the table
+            try (BufferedReader lines = new BufferedReader(new InputStreamReader(
+                    Channels.newInputStream(fromClient.source()), StandardCharsets.UTF_8))) {
+                talk(lines, turns, server, requests, compare, said, blocks, log);
+            } finally {
+                // The end of its input: a client still waiting for a turn reports and ends.
+                turns.close();
             }
             assertEquals(0, run.get(60, TimeUnit.SECONDS), log.toString(StandardCharsets.UTF_8));
             assertEquals(2, server.statistics().connectionsAccepted() - 1, "one connection per block, after the"
@@ -105,6 +89,42 @@ class PacedClientTest {
             assertEquals(50, root.get("blocks").get(i).get("requests").asLong(), output);
             assertTrue(blocks.get(i).p50Ns() > 0, output);
             assertTrue(blocks.get(i).megabytesPerSecond() > 0, output);
+        }
+    }
+
+    /**
+     * Two turns for a schedule of four blocks, as compare gives them; the input ends after the
+     * second block, and the client's output is read to its end.
+     */
+    private static void talk(BufferedReader lines, OutputStream turns, OflServer server, AtomicLong requests,
+            Compare compare, List<String> said, List<Compare.PlainRun> blocks, ByteArrayOutputStream log)
+            throws Exception {
+        for (int turn = 0; turn < 2; turn++) {
+            assertTrue(Compare.idle(lines), log.toString(StandardCharsets.UTF_8));
+            said.add("idle");
+            if (turn == 0) {
+                assertTrue(requests.get() > 0, "the warm-up (--warmup-ms) comes before the first turn");
+            }
+            // Idle means no connection open, and nothing sent until the turn is given.
+            awaitNoConnection(server);
+            long before = requests.get();
+            Thread.sleep(100);
+            assertEquals(before, requests.get(), "requests while awaiting a turn");
+            turns.write("go\n".getBytes(StandardCharsets.UTF_8));
+            turns.flush();
+            Compare.PlainRun block = compare.pacedBlock(lines, 64);
+            assertNotNull(block, log.toString(StandardCharsets.UTF_8));
+            blocks.add(block);
+            said.add("block");
+            // The block's 10 warm-up and 50 measured requests, and its CPU queries, came on this turn.
+            assertTrue(requests.get() - before >= 60, "requests of the block: " + (requests.get() - before));
+        }
+        assertTrue(Compare.idle(lines));
+        said.add("idle");
+        turns.close();
+        // At the end of its input the client reports (its table) and ends.
+        while (lines.readLine() != null) {
+            // the table
         }
     }
 

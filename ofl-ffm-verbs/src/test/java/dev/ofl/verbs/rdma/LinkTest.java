@@ -39,9 +39,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * One connection's verbs objects ({@link Link}) over softverbs, two links wired to each other in
- * one process: what a peer receives from its posts, what breaking and losing a link leave behind,
- * the checks on a peer's queue-pair parameters, and that closing releases every registration.
+ * One connection's verbs objects ({@link Link}) over softverbs (and over rxe in the guest of
+ * {@code ./ofl test-rxe}), two links wired to each other in one process: what a peer receives
+ * from its posts, what breaking and losing a link leave behind, the checks on a peer's queue-pair
+ * parameters, and that closing releases every registration.
  */
 @Timeout(60)
 class LinkTest {
