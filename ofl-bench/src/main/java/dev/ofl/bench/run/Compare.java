@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.ToDoubleFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -499,20 +500,13 @@ public final class Compare implements Callable<Integer> {
                     Integer.toString(n), "--warmup", Integer.toString(Math.max(20, n / 10)), "--warmup-ms",
                     Long.toString(warmupMs), "--warmup-jit-quiet-ms", Long.toString(warmupJitQuietMs), "--json",
                     json.toString(), "--paced"));
-            Process started = start(pinned(clientCommand, CLIENT, "--cpu="));
-            client = started;
-            // A client that hangs is stopped after 30 minutes: its output then ends, and the reads
-            // below fail the row.
-            Thread.ofPlatform().daemon().name("ofl-compare-watchdog").start(() -> {
-                try {
-                    if (!started.waitFor(30, TimeUnit.MINUTES)) {
-                        started.destroyForcibly();
-                    }
-                } catch (InterruptedException e) {
-                    started.destroyForcibly();
-                }
-            });
+            client = start(pinned(clientCommand, CLIENT, "--cpu="));
+            // A client that hangs is stopped: its output then ends, and the reads below fail the row.
+            Watchdog watchdog = Watchdog.watch(client);
             if (!interleave(row, mode, bytes, client)) {
+                if (watchdog.fired()) {
+                    fail(row + " " + bytes + " B: the client was stopped after " + Watchdog.LIMIT_MINUTES + " minutes");
+                }
                 return;
             }
             // The end of its input ended the client, which then wrote its table and JSON.
@@ -1027,16 +1021,50 @@ public final class Compare implements Callable<Integer> {
 
     private String runToEnd(List<String> command) throws IOException, InterruptedException {
         Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        // Reading its output to the end waits as long as the process runs: a hung one is stopped.
+        Watchdog watchdog = Watchdog.watch(process);
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!process.waitFor(30, TimeUnit.MINUTES)) {
+        if (!process.waitFor(Watchdog.LIMIT_MINUTES, TimeUnit.MINUTES) || watchdog.fired()) {
             process.destroyForcibly();
-            throw new IOException(command.getFirst() + " did not end within 30 minutes");
+            throw new IOException(command.getFirst() + " did not end within " + Watchdog.LIMIT_MINUTES + " minutes");
         }
         if (process.exitValue() != 0) {
             throw new IOException(String.join(" ", command) + " exited with " + process.exitValue() + ":\n"
                     + output.strip());
         }
         return output;
+    }
+
+    /** Stops a process still running some time after it started; says whether it had to. */
+    static final class Watchdog {
+        /** How long compare lets any process it starts run. */
+        static final long LIMIT_MINUTES = 30;
+        private final AtomicBoolean fired = new AtomicBoolean();
+
+        /** Watches {@code process} for {@link #LIMIT_MINUTES}. */
+        static Watchdog watch(Process process) {
+            return watch(process, TimeUnit.MINUTES.toMillis(LIMIT_MINUTES));
+        }
+
+        /** Watches {@code process} for {@code limitMs}; for tests. */
+        static Watchdog watch(Process process, long limitMs) {
+            Watchdog dog = new Watchdog();
+            Thread.ofPlatform().daemon().name("ofl-compare-watchdog").start(() -> {
+                try {
+                    if (!process.waitFor(limitMs, TimeUnit.MILLISECONDS)) {
+                        dog.fired.set(true);
+                        process.destroyForcibly();
+                    }
+                } catch (InterruptedException e) {
+                    process.destroyForcibly();
+                }
+            });
+            return dog;
+        }
+
+        boolean fired() {
+            return fired.get();
+        }
     }
 
     private static void stop(Process process) {

@@ -1,6 +1,7 @@
 package dev.ofl.bench.run;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -135,6 +136,20 @@ class PacedClientTest {
             assertTrue(System.nanoTime() - deadlineNs < 0, "a connection stayed open while the client was idle");
             Thread.sleep(10);
         }
+    }
+
+    /** compare's bound on every process it starts: a hung one is stopped, so reading its output ends. */
+    @Test
+    void aProcessThatOutrunsItsWatchdogIsStoppedAndOneThatEndsIsNot() throws Exception {
+        Process hung = new ProcessBuilder("sleep", "600").start();
+        Compare.Watchdog stopped = Compare.Watchdog.watch(hung, 100);
+        assertEquals(-1, hung.getInputStream().read(), "its output ends once it is stopped");
+        assertTrue(hung.waitFor(60, TimeUnit.SECONDS));
+        assertTrue(stopped.fired());
+        Process quick = new ProcessBuilder("true").start();
+        Compare.Watchdog idle = Compare.Watchdog.watch(quick, TimeUnit.MINUTES.toMillis(10));
+        assertEquals(0, quick.waitFor());
+        assertFalse(idle.fired());
     }
 
     @Test
