@@ -420,13 +420,7 @@ public final class Compare implements Callable<Integer> {
                     before = bracket(waitModes, bytes, row);
                 }
                 Path json = Files.createTempFile("ofl-compare-", ".json");
-                int n = iterationsFor(bytes);
-                List<String> clientCommand = new ArrayList<>(java("client", "--server", address, "--port",
-                        Integer.toString(basePort), "--backend", backend, "--wait", waits, "--cases",
-                        "64/" + bytes, "--response", "inplace", "--repeats", "1", "--iterations",
-                        Integer.toString(n), "--warmup",
-                        Integer.toString(Math.max(20, n / 10)), "--warmup-ms", Long.toString(warmupMs), "--warmup-jit-quiet-ms",
-                        Long.toString(warmupJitQuietMs), "--json", json.toString()));
+                List<String> clientCommand = oflClient(backend, basePort, waits, bytes, 1, json);
                 clientCommand.addAll(variant.clientOptions);
                 if (tcp) {
                     clientCommand.addAll(pinned(List.of(), CLIENT, "--cpu="));
@@ -446,12 +440,8 @@ public final class Compare implements Callable<Integer> {
                     double megabytesPerSecond = bytes * 1e3 / s.path("meanNs").asDouble(Double.NaN);
                     record(peer, bytes, p50);
                     recordPaired(peer, bytes, new PlainRun(p50, megabytesPerSecond), before.get(wait), after.get(wait));
-                    recordAllocation(peer, bytes, s.path("clientThreadAllocatedBytesPerRequest").asDouble(Double.NaN),
-                            s.path("serverThreadAllocatedBytesPerRequest").asDouble(Double.NaN));
                     recordThroughput(peer, bytes, megabytesPerSecond);
-                    recordCpu(peer, bytes, s.path("clientThreadCpuNsPerRequest").asDouble(Double.NaN),
-                            s.path("serverThreadCpuNsPerRequest").asDouble(Double.NaN),
-                            s.path("serverProcessCpuNsPerRequest").asDouble(Double.NaN));
+                    recordCosts(peer, bytes, s);
                 }
             }
         } catch (IOException | InterruptedException e) {
@@ -493,13 +483,8 @@ public final class Compare implements Callable<Integer> {
         Path json = Files.createTempFile("ofl-compare-", ".json");
         Process client = null;
         try {
-            int n = iterationsFor(bytes);
-            List<String> clientCommand = new ArrayList<>(java("client", "--server", address, "--port",
-                    Integer.toString(basePort), "--backend", "tcp", "--wait", mode, "--cases", "64/" + bytes,
-                    "--response", "inplace", "--repeats", Integer.toString(interleavedBlocks / 2), "--iterations",
-                    Integer.toString(n), "--warmup", Integer.toString(Math.max(20, n / 10)), "--warmup-ms",
-                    Long.toString(warmupMs), "--warmup-jit-quiet-ms", Long.toString(warmupJitQuietMs), "--json",
-                    json.toString(), "--paced"));
+            List<String> clientCommand = oflClient("tcp", basePort, mode, bytes, interleavedBlocks / 2, json);
+            clientCommand.add("--paced");
             client = start(pinned(clientCommand, CLIENT, "--cpu="));
             // A client that hangs is stopped: its output then ends, and the reads below fail the row.
             Watchdog watchdog = Watchdog.watch(client);
@@ -521,16 +506,34 @@ public final class Compare implements Callable<Integer> {
             }
             JsonNode root = new ObjectMapper().readTree(json.toFile());
             for (JsonNode s : root.path("summaries")) {
-                recordAllocation(row, bytes, s.path("clientThreadAllocatedBytesPerRequest").asDouble(Double.NaN),
-                        s.path("serverThreadAllocatedBytesPerRequest").asDouble(Double.NaN));
-                recordCpu(row, bytes, s.path("clientThreadCpuNsPerRequest").asDouble(Double.NaN),
-                        s.path("serverThreadCpuNsPerRequest").asDouble(Double.NaN),
-                        s.path("serverProcessCpuNsPerRequest").asDouble(Double.NaN));
+                recordCosts(row, bytes, s);
             }
         } finally {
             stop(client);
             Files.deleteIfExists(json);
         }
+    }
+
+    /**
+     * An {@code ofl-bench client} command for one case, a 64-byte request and a response of
+     * {@code bytes}, written in place, with compare's iterations and warm-up, its JSON to {@code json}.
+     */
+    private List<String> oflClient(String backend, int basePort, String waits, long bytes, int repeats, Path json) {
+        int n = iterationsFor(bytes);
+        return new ArrayList<>(java("client", "--server", address, "--port", Integer.toString(basePort), "--backend",
+                backend, "--wait", waits, "--cases", "64/" + bytes, "--response", "inplace", "--repeats",
+                Integer.toString(repeats), "--iterations", Integer.toString(n), "--warmup",
+                Integer.toString(Math.max(20, n / 10)), "--warmup-ms", Long.toString(warmupMs), "--warmup-jit-quiet-ms",
+                Long.toString(warmupJitQuietMs), "--json", json.toString()));
+    }
+
+    /** Records an ofl client summary's heap bytes and CPU per request in a row. */
+    private void recordCosts(String row, long bytes, JsonNode summary) {
+        recordAllocation(row, bytes, summary.path("clientThreadAllocatedBytesPerRequest").asDouble(Double.NaN),
+                summary.path("serverThreadAllocatedBytesPerRequest").asDouble(Double.NaN));
+        recordCpu(row, bytes, summary.path("clientThreadCpuNsPerRequest").asDouble(Double.NaN),
+                summary.path("serverThreadCpuNsPerRequest").asDouble(Double.NaN),
+                summary.path("serverProcessCpuNsPerRequest").asDouble(Double.NaN));
     }
 
     /**
@@ -556,7 +559,7 @@ public final class Compare implements Callable<Integer> {
                 PlainRun ofl = pacedBlock(results, bytes);
                 if (ofl == null || !idle(results)) {
                     fail(row + " " + bytes + " B: the client ended or failed in its block " + (block + 1)
-                            + " (its log is above; a client is stopped after 30 minutes)");
+                            + " (its log is above; a client is stopped after " + Watchdog.LIMIT_MINUTES + " minutes)");
                     return false;
                 }
                 PlainRun after = runC(mode, bytes, row);
@@ -1024,8 +1027,8 @@ public final class Compare implements Callable<Integer> {
         // Reading its output to the end waits as long as the process runs: a hung one is stopped.
         Watchdog watchdog = Watchdog.watch(process);
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!process.waitFor(Watchdog.LIMIT_MINUTES, TimeUnit.MINUTES) || watchdog.fired()) {
-            process.destroyForcibly();
+        process.waitFor();
+        if (watchdog.fired()) {
             throw new IOException(command.getFirst() + " did not end within " + Watchdog.LIMIT_MINUTES + " minutes");
         }
         if (process.exitValue() != 0) {

@@ -145,7 +145,7 @@ final class LinkRunner {
                 if (pacer != null && !(inputLeft = pacer.awaitTurn())) {
                     break;
                 }
-                BlockResult r = runBlock(block, pacer == null);
+                BlockResult r = runBlock(block);
                 results.add(r);
                 progress.blockDone(r);
                 if (pacer != null) {
@@ -227,18 +227,29 @@ final class LinkRunner {
                     + e.getMessage());
             return;
         }
-        ResponseRanges ranges = ranges(c, first.testCase());
+        warmUp(c, ranges(c, first.testCase()), first, carried, 0, settings.warmupMinNs(), true);
+        closeAll();
+    }
+
+    /**
+     * Warms up on a block's case and variant: at least {@code requests} requests and {@code minNs},
+     * then, if {@code untilJitQuiet}, until the JIT falls quiet; stops at the first failed exchange.
+     *
+     * @param tally {@code [mismatched bytes, errors]}, added to
+     */
+    private void warmUp(Connection c, ResponseRanges ranges, Schedule.Block block, long[] tally, long requests,
+            long minNs, boolean untilJitQuiet) {
         Histogram discarded = new Histogram(1, TimeUnit.MINUTES.toNanos(1), 3);
         int chunk = Math.max(1, Math.min(WARMUP_CHUNK, settings.iterations() / 10));
-        long warmupEndNs = System.nanoTime() + settings.warmupMinNs();
+        long endNs = System.nanoTime() + minNs;
+        long firstIteration = iteration;
         boolean warm = true;
-        while (warm && System.nanoTime() - warmupEndNs < 0) {
-            warm = warmUp(c, ranges, first.testCase(), first.variant(), carried, chunk, discarded);
+        while (warm && (iteration - firstIteration < requests || System.nanoTime() - endNs < 0)) {
+            warm = warmUp(c, ranges, block.testCase(), block.variant(), tally, chunk, discarded);
         }
-        if (warm && settings.jitQuietNs() > 0) {
-            warmUntilJitQuiet(c, ranges, first.testCase(), first.variant(), carried, chunk, discarded);
+        if (warm && untilJitQuiet && settings.jitQuietNs() > 0) {
+            warmUntilJitQuiet(c, ranges, block.testCase(), block.variant(), tally, chunk, discarded);
         }
-        closeAll();
     }
 
     private static ResponseRanges ranges(Connection c, ExchangeCase testCase) {
@@ -250,12 +261,11 @@ final class LinkRunner {
     }
 
     /**
-     * Runs one block on the connection of its variant.
-     *
-     * @param fullWarmUp whether the warm-up also lasts {@link Settings#warmupMinNs()} and waits for
-     *     the JIT to fall quiet, or is {@link Settings#warmups()} requests only
+     * Runs one block on the connection of its variant. Unpaced, its warm-up also lasts
+     * {@link Settings#warmupMinNs()} and waits for the JIT to fall quiet; paced, that came before
+     * the first turn, and a block warms up on {@link Settings#warmups()} requests only.
      */
-    private BlockResult runBlock(Schedule.Block block, boolean fullWarmUp) {
+    private BlockResult runBlock(Schedule.Block block) {
         ExchangeCase testCase = block.testCase();
         Variant v = block.variant();
         Histogram histogram = new Histogram(1, TimeUnit.MINUTES.toNanos(1), 3);
@@ -270,17 +280,9 @@ final class LinkRunner {
             return new BlockResult(link, block, 0, histogram, 0, -1, -1, -1, -1, -1, -1, tally[0], tally[1] + 1);
         }
         ResponseRanges ranges = ranges(c, testCase);
-        Histogram discarded = new Histogram(1, TimeUnit.MINUTES.toNanos(1), 3);
-        int chunk = Math.max(1, Math.min(WARMUP_CHUNK, settings.iterations() / 10));
-        long warmupEndNs = System.nanoTime() + (fullWarmUp ? settings.warmupMinNs() : 0);
         long firstIteration = iteration;
-        boolean warm = true;
-        while (warm && (iteration - firstIteration < settings.warmups() || System.nanoTime() - warmupEndNs < 0)) {
-            warm = warmUp(c, ranges, testCase, v, tally, chunk, discarded);
-        }
-        if (warm && fullWarmUp && settings.jitQuietNs() > 0) {
-            warmUntilJitQuiet(c, ranges, testCase, v, tally, chunk, discarded);
-        }
+        boolean full = pacer == null;
+        warmUp(c, ranges, block, tally, settings.warmups(), full ? settings.warmupMinNs() : 0, full);
         long warmups = iteration - firstIteration;
         long[] serverCpu0 = serverCpu(c);
         long threadCpu0 = THREADS.getCurrentThreadCpuTime();
