@@ -144,6 +144,40 @@ class HostileInputTest {
         assertOnlyWellBehavedClientRemains();
     }
 
+    /**
+     * A version-2 frame whose body length breaks version 1's bound still gets VERSION_MISMATCH: the
+     * version is checked right after the magic, before any rule of version 1 (docs/PROTOCOL.md 3.4, 9.1).
+     */
+    @Test
+    void anotherVersionIsJudgedBeforeItsBodyLength() throws Exception {
+        try (Socket socket = raw()) {
+            byte[] frame = Arrays.copyOf(hello(LIMITS), Bootstrap.FRAME_LENGTH);
+            MemorySegment.ofArray(frame).set(U16_LE, Bootstrap.FRAME_VERSION_OFFSET, (short) 2);
+            MemorySegment.ofArray(frame).set(U32_LE, Bootstrap.FRAME_BODY_LENGTH_OFFSET, 2000);
+            write(socket, frame);
+            Bootstrap.Endpoint welcome = decodeWelcome(readUntilClosed(socket));
+            assertEquals(RefusalCode.VERSION_MISMATCH, welcome.status(), welcome::toString);
+        }
+        assertOnlyWellBehavedClientRemains();
+    }
+
+    /** A HELLO whose status is no known refusal code breaks a body rule (9.2): MALFORMED, naming the field. */
+    @Test
+    void helloWithUnknownStatusIsMalformed() throws Exception {
+        for (int status : new int[] {12, 0xFFFF}) {
+            try (Socket socket = raw()) {
+                byte[] hello = hello(LIMITS);
+                MemorySegment.ofArray(hello).set(U16_LE, Bootstrap.FRAME_LENGTH + Bootstrap.STATUS_OFFSET,
+                        (short) status);
+                write(socket, hello);
+                Bootstrap.Endpoint welcome = decodeWelcome(readUntilClosed(socket));
+                assertEquals(RefusalCode.MALFORMED, welcome.status(), welcome::toString);
+                assertTrue(welcome.text().contains("status"), () -> "the reason names the field: " + welcome.text());
+            }
+        }
+        assertOnlyWellBehavedClientRemains();
+    }
+
     /** A HELLO carrying a critical extension gets UNSUPPORTED_EXTENSION. */
     @Test
     void helloWithCriticalExtensionIsRefused() throws Exception {
