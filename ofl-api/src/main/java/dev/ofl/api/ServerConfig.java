@@ -28,12 +28,13 @@ import java.util.Objects;
  * before anything is allocated for it; see {@link Builder#authenticationKey}</td></tr>
  * <tr><td>idleTimeout</td><td>60 s</td><td>an accepted connection with no request for this long is closed
  * (between requests only)</td></tr>
- * <tr><td>maxConnectionsPerAddress</td><td>64</td><td>accepted connections from one source address; further
- * ones are refused with SERVER_BUSY</td></tr>
- * <tr><td>maxPendingHandshakes</td><td>256</td><td>sockets still sending their HELLO; beyond it the oldest
- * is refused with SERVER_BUSY</td></tr>
- * <tr><td>maxPendingPerAddress</td><td>16</td><td>sockets from one source address still sending their HELLO;
- * beyond it new ones are refused with SERVER_BUSY</td></tr>
+ * <tr><td>maxConnectionsPerAddress</td><td>16</td><td>accepted connections from one source (an IPv4 address
+ * or an IPv6 /64); further ones are refused with SERVER_BUSY unless one of the source's connections that
+ * never sent a request gives way</td></tr>
+ * <tr><td>maxPendingHandshakes</td><td>256</td><td>sockets still sending their HELLO or authentication proof;
+ * beyond it the oldest is refused with SERVER_BUSY</td></tr>
+ * <tr><td>maxPendingPerAddress</td><td>16</td><td>such sockets from one source; beyond it the source's
+ * oldest is refused with SERVER_BUSY</td></tr>
  * <tr><td>handlerErrorListener</td><td>(the server's log)</td><td>told about every exception a handler
  * throws; see {@link HandlerErrorListener}</td></tr>
  * <tr><td>stagingBudgetBytes</td><td>the larger of 64 MiB and the limits' {@code maxResponseBytes}</td><td>response
@@ -169,7 +170,7 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         private NanoClock clock = NanoClock.SYSTEM;
         private PeerKeys authentication = PeerKeys.NONE;
         private Duration idleTimeout = Duration.ofSeconds(60);
-        private int maxConnectionsPerAddress = 64;
+        private int maxConnectionsPerAddress = 16;
         private int maxPendingHandshakes = 256;
         private int maxPendingPerAddress = 16;
         private HandlerErrorListener handlerErrorListener;
@@ -353,7 +354,9 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         }
 
         /**
-         * Caps the accepted connections from one source address.
+         * Caps the accepted connections from one source: an IPv4 address, or an IPv6 address's
+         * /64 prefix (docs/PROTOCOL.md 3.4.1). Well below {@code maxConnections}, so that one host
+         * cannot take every place.
          *
          * @param maxConnectionsPerAddress at least one; above {@code maxConnections} it has no effect
          * @return this builder
@@ -364,7 +367,8 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         }
 
         /**
-         * Caps the sockets whose HELLO is still arriving, from all source addresses together.
+         * Caps the sockets whose HELLO (or authentication proof) is still arriving, from all
+         * sources together; beyond it the oldest gives way.
          *
          * @param maxPendingHandshakes at least one
          * @return this builder
@@ -375,7 +379,9 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         }
 
         /**
-         * Caps the sockets from one source address whose HELLO is still arriving.
+         * Caps the sockets from one source whose HELLO (or authentication proof) is still
+         * arriving; beyond it the source's oldest gives way, so that sockets sharing a client's
+         * address cannot keep it out.
          *
          * @param maxPendingPerAddress at least one
          * @return this builder

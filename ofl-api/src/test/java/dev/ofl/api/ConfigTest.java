@@ -77,7 +77,7 @@ class ConfigTest {
         assertEquals(64, config.maxConnections());
         assertEquals(Duration.ofSeconds(2), config.bootstrapTimeout());
         assertEquals(Duration.ofSeconds(60), config.idleTimeout());
-        assertEquals(64, config.maxConnectionsPerAddress());
+        assertEquals(16, config.maxConnectionsPerAddress());
         assertEquals(256, config.maxPendingHandshakes());
         assertEquals(16, config.maxPendingPerAddress());
         assertEquals(Duration.ofSeconds(5), config.drainTimeout());

@@ -103,9 +103,10 @@ class AdmissionTest {
 
     /**
      * Silent sockets fill every pending place (4 per address, 8 in all); a further silent socket
-     * from a full address is refused SERVER_BUSY at once. Then 12 good clients connect, and after
-     * each a new silent socket fills the freed place again: every good client takes the place of
-     * the oldest silent socket, which gets SERVER_BUSY, and is admitted. The caps hold throughout.
+     * from a full address takes the place of that address's oldest, which gets SERVER_BUSY. Then 12
+     * good clients connect, and after each a new silent socket fills the freed place again: every
+     * good client takes the place of the oldest silent socket, which gets SERVER_BUSY, and is
+     * admitted. The caps hold throughout.
      */
     @Test
     void silentSocketsCannotLockOutClientsThatSendTheirHello() throws Exception {
@@ -115,13 +116,13 @@ class AdmissionTest {
             silent.add(raw(server, address(2 + i % 2)));
         }
         awaitTrue(() -> pending(server) == 8, () -> "pending handshakes: " + pending(server));
+        List<Socket> extras = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            try (Socket extra = raw(server, address(2))) {
-                assertEquals(RefusalCode.SERVER_BUSY, welcome(readUntilClosed(extra)).status(),
-                        "a fifth pending handshake from one address");
-            }
+            extras.add(raw(server, address(2)));
+            assertEquals(RefusalCode.SERVER_BUSY, welcome(readUntilClosed(silent.get(2 * i))).status(),
+                    "the oldest of the address's four, displaced by a fifth");
+            awaitTrue(() -> pending(server) == 8, () -> "pending handshakes: " + pending(server));
         }
-        assertEquals(8, pending(server));
         List<OflClient> good = new ArrayList<>();
         List<Socket> later = new ArrayList<>();
         for (int i = 0; i < 12; i++) {
@@ -137,8 +138,14 @@ class AdmissionTest {
         for (OflClient client : good) {
             assertEcho(client, 7);
         }
-        // The twelve oldest gave way: the first eight, then the first four refills.
-        for (Socket socket : silent) {
+        // The twelve oldest gave way: the five silent sockets left, the three extras, then the first four refills.
+        for (int i = 0; i < silent.size(); i++) {
+            if (i % 2 == 1 || i > 4) {
+                assertEquals(RefusalCode.SERVER_BUSY, welcome(readUntilClosed(silent.get(i))).status());
+            }
+            silent.get(i).close();
+        }
+        for (Socket socket : extras) {
             assertEquals(RefusalCode.SERVER_BUSY, welcome(readUntilClosed(socket)).status());
             socket.close();
         }
@@ -146,7 +153,7 @@ class AdmissionTest {
             assertEquals(RefusalCode.SERVER_BUSY, welcome(readUntilClosed(socket)).status());
         }
         assertEquals(8, pending(server), "the last eight refills are still pending");
-        assertEquals(15, server.statistics().connectionsRefused(), "3 beyond the address's limit, 12 displaced");
+        assertEquals(15, server.statistics().connectionsRefused(), "3 displaced by the extras, 12 by good clients");
     }
 
     /** A HELLO that has not arrived whole by the deadline (injected clock) closes the socket unanswered. */

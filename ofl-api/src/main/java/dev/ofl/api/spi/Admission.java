@@ -16,6 +16,7 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -26,18 +27,28 @@ import org.slf4j.LoggerFactory;
 /**
  * The listener's one thread: accepts sockets and reads each one's HELLO frame and body on
  * non-blocking I/O, so that a pending handshake costs a socket and a few hundred bytes, never a
- * thread. Only a socket whose whole HELLO arrived is handed to the server's per-connection path.
+ * thread. Only a socket whose whole HELLO (and, with peer authentication, proof) arrived is handed
+ * to the server's per-connection path.
  *
  * <p>Admission rules, in order, for each accepted socket:
  * <ol>
  * <li>the server is at its connection cap, or at its cap for the socket's source address: the
  *     socket is answered SERVER_BUSY at once, without waiting for its HELLO;</li>
- * <li>the source address has {@code maxPendingPerAddress} handshakes pending: SERVER_BUSY at once;</li>
- * <li>{@code maxPendingHandshakes} handshakes are pending in all: the oldest still-arriving one
- *     is answered SERVER_BUSY and the new socket takes its place, so that sockets that never
- *     finish their HELLO cannot lock out clients that do;</li>
- * <li>a HELLO not whole by the bootstrap deadline: the socket is closed without an answer.</li>
+ * <li>the source has {@code maxPendingPerAddress} handshakes pending: the oldest of them still
+ *     in the listener's hands is answered SERVER_BUSY and the new socket takes its place, so that
+ *     sockets sharing a client's address (a co-tenant's) cannot lock that client out; with none
+ *     such, the new socket is answered SERVER_BUSY;</li>
+ * <li>{@code maxPendingHandshakes} handshakes are pending in all: the oldest still in the
+ *     listener's hands is answered SERVER_BUSY and the new socket takes its place, so that
+ *     sockets that never finish their handshake cannot lock out clients that do;</li>
+ * <li>a handshake not done by the bootstrap deadline, counted from the accept: the socket is
+ *     closed without an answer.</li>
  * </ol>
+ * A handshake is in the listener's hands until its HELLO has arrived whole or, when the HELLO
+ * offers one of the server's keys, until the client's proof has arrived: the listener sends the
+ * challenge itself, without blocking ({@link PeerAuthentication#challengeFor}), and reads the
+ * proof like the HELLO. A client that never proves therefore holds only an evictable pending
+ * place, never a thread.
  * A refusal is written without blocking, then the socket's output is shut and what the peer still
  * sends is read and discarded for at most {@link #LINGER_NS}, so that closing does not reset the
  * connection before the peer read the answer; at most {@code maxPendingHandshakes} refusals linger
@@ -72,8 +83,12 @@ final class Admission implements Runnable {
         final InetAddress source;
         SelectionKey key;
         long deadlineNs;
-        /** The frame, then frame and body, while pending. */
+        /** The frame, then frame and body, while pending; then the proof's frame, then frame and MAC. */
         ByteBuffer in;
+        /** The whole HELLO, once a challenge was sent for it. */
+        byte[] hello;
+        /** The challenge sent; set while the proof is awaited. */
+        byte[] challenge;
         /** The refusal, while refusing. */
         ByteBuffer out;
         boolean refusing;
@@ -226,7 +241,7 @@ final class Admission implements Runnable {
                 discardInput(peer);
             }
         } else if (key.isReadable()) {
-            readHello(peer);
+            readHandshake(peer);
         }
     }
 
@@ -268,15 +283,24 @@ final class Admission implements Runnable {
             return;
         }
         int taken = pendingPlaces.tryAcquire(source, config.maxPendingPerAddress(), config.maxPendingHandshakes());
+        if (taken == SourceCounts.SOURCE_FULL) {
+            Peer oldest = oldestPendingFrom(source);
+            if (oldest != null) {
+                refuse(oldest, RefusalCode.SERVER_BUSY, config.maxPendingPerAddress() + " handshakes from "
+                        + SourceCounts.describe(source) + " are pending, the most this server allows from one "
+                        + "address; this one was the oldest of them and had not finished its handshake");
+                taken = pendingPlaces.tryAcquire(source, config.maxPendingPerAddress(), config.maxPendingHandshakes());
+            }
+        }
         if (taken == SourceCounts.ALL_FULL && !pending.isEmpty()) {
             Peer oldest = pending.getFirst();
             refuse(oldest, RefusalCode.SERVER_BUSY, config.maxPendingHandshakes() + " handshakes are pending, "
-                    + "the most this server allows; this one was the oldest and its HELLO had not arrived whole");
+                    + "the most this server allows; this one was the oldest and had not finished its handshake");
             taken = pendingPlaces.tryAcquire(source, config.maxPendingPerAddress(), config.maxPendingHandshakes());
         }
         if (taken == SourceCounts.SOURCE_FULL) {
             refuse(peer, RefusalCode.SERVER_BUSY, config.maxPendingPerAddress() + " handshakes from "
-                    + source.getHostAddress() + " are pending, the most this server allows from one address");
+                    + SourceCounts.describe(source) + " are pending, the most this server allows from one address");
             return;
         }
         if (taken == SourceCounts.ALL_FULL) {
@@ -296,7 +320,18 @@ final class Admission implements Runnable {
         pending.add(peer);
     }
 
-    private void readHello(Peer peer) {
+    /** The oldest handshake from the source of {@code address} still in the listener's hands, or {@code null}. */
+    private Peer oldestPendingFrom(InetAddress address) {
+        InetAddress group = SourceCounts.group(address);
+        for (Peer peer : pending) {
+            if (SourceCounts.group(peer.source).equals(group)) {
+                return peer;
+            }
+        }
+        return null;
+    }
+
+    private void readHandshake(Peer peer) {
         while (true) {
             int n;
             try {
@@ -306,36 +341,89 @@ final class Admission implements Runnable {
                 return;
             }
             if (n < 0) {
-                dropPending(peer, "the client closed it after " + peer.in.position() + " bytes of its HELLO");
+                dropPending(peer, "the client closed it after " + peer.in.position() + " bytes of its "
+                        + (peer.challenge == null ? "HELLO" : "proof"));
                 return;
             }
             if (peer.in.hasRemaining()) {
                 return;
             }
-            if (peer.in.capacity() > Bootstrap.FRAME_LENGTH) {
-                arrived(peer);
+            if (peer.challenge != null ? proofRead(peer) : helloRead(peer)) {
                 return;
             }
+        }
+    }
+
+    /**
+     * A HELLO buffer is full: reads on into the body, or sends the challenge the HELLO calls for
+     * and reads on into the proof, or hands the socket over.
+     *
+     * @return {@code true} if this socket needs nothing more now
+     */
+    private boolean helloRead(Peer peer) {
+        if (peer.in.capacity() == Bootstrap.FRAME_LENGTH) {
             Bootstrap.Frame frame;
             try {
                 frame = Bootstrap.decodeFrame(peer.in.array(), Bootstrap.HELLO);
             } catch (ProtocolException e) {
                 // The server decodes it again and refuses it: one place decides on every HELLO.
                 arrived(peer);
-                return;
+                return true;
             }
             // Another version's body follows that version's rules (its length unchecked): the
             // server refuses the version from the frame alone, and never reads the body.
             if (frame.version() != MessageHeader.VERSION || frame.bodyLength() == 0) {
                 arrived(peer);
-                return;
+                return true;
             }
-            int bodyLength = frame.bodyLength();
             // Bounded by Bootstrap.MAX_BODY_LENGTH, which decodeFrame checked for this version.
-            ByteBuffer whole = ByteBuffer.allocate(Bootstrap.FRAME_LENGTH + bodyLength);
+            ByteBuffer whole = ByteBuffer.allocate(Bootstrap.FRAME_LENGTH + frame.bodyLength());
             whole.put(peer.in.flip());
             peer.in = whole;
+            return false;
         }
+        byte[] challenge = server.challengeFor(peer.in.array());
+        if (challenge == null) {
+            arrived(peer);
+            return true;
+        }
+        try {
+            // 48 bytes into an empty socket buffer: a socket that cannot take them at once is not a client's.
+            if (peer.channel.write(ByteBuffer.wrap(challenge)) != challenge.length) {
+                dropPending(peer, "its socket would not take the " + challenge.length + "-byte challenge");
+                return true;
+            }
+        } catch (IOException e) {
+            dropPending(peer, "sending the challenge failed: " + e.getMessage());
+            return true;
+        }
+        peer.hello = peer.in.array();
+        peer.challenge = challenge;
+        peer.in = ByteBuffer.allocate(Bootstrap.FRAME_LENGTH);
+        return false;
+    }
+
+    /**
+     * A proof buffer is full: reads on into the MAC once the frame passes its checks, or hands the
+     * socket over (the connection's thread checks the frame again and refuses it).
+     *
+     * @return {@code true} if this socket needs nothing more now
+     */
+    private boolean proofRead(Peer peer) {
+        if (peer.in.capacity() == Bootstrap.FRAME_LENGTH) {
+            try {
+                if (Bootstrap.decodeFrame(peer.in.array(), Bootstrap.AUTH_PROOF).version() == MessageHeader.VERSION) {
+                    ByteBuffer whole = ByteBuffer.allocate(Bootstrap.FRAME_LENGTH + Bootstrap.AUTH_BODY_LENGTH);
+                    whole.put(peer.in.flip());
+                    peer.in = whole;
+                    return false;
+                }
+            } catch (ProtocolException e) {
+                // Refused MALFORMED by the connection's thread, which decodes it again.
+            }
+        }
+        arrived(peer);
+        return true;
     }
 
     private void arrived(Peer peer) {
@@ -358,9 +446,11 @@ final class Admission implements Runnable {
         arrived.clear();
         selector.selectNow(this::ready);
         for (Peer peer : batch) {
-            byte[] hello = peer.in.array();
+            Handshake handshake = peer.challenge == null ? new Handshake(peer.in.array(), null, null)
+                    : new Handshake(peer.hello, peer.challenge, Arrays.copyOf(peer.in.array(), peer.in.position()));
             peer.in = null;
-            server.helloArrived(peer.channel, peer.source, hello);
+            peer.hello = null;
+            server.helloArrived(peer.channel, peer.source, handshake);
         }
     }
 
@@ -469,9 +559,9 @@ final class Admission implements Runnable {
             it.remove();
             pendingPlaces.release(peer.source);
             close(peer);
-            log.info("bootstrap timeout", "dropped a handshake from " + peer.source.getHostAddress() + ": its HELLO"
-                    + " had not arrived whole (" + peer.in.position() + " bytes) within the bootstrap timeout of "
-                    + config.bootstrapTimeout());
+            log.info("bootstrap timeout", "dropped a handshake from " + peer.source.getHostAddress() + ": its "
+                    + (peer.challenge == null ? "HELLO" : "proof") + " had not arrived whole (" + peer.in.position()
+                    + " bytes) within the bootstrap timeout of " + config.bootstrapTimeout() + ", counted from the accept");
         }
         for (Iterator<Peer> it = refusing.iterator(); it.hasNext(); ) {
             Peer peer = it.next();

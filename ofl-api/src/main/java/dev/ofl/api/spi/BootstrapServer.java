@@ -56,7 +56,7 @@ public final class BootstrapServer implements OflServer {
     private static final long IDLE_SWEEP_NS = 1_000_000_000L;
 
     /** One socket's life once its HELLO arrived: the decision, then, if accepted, the connection. */
-    interface Connection {
+    interface Connection extends ConnectionCaps.Holder {
         /**
          * Decides on the HELLO and answers a refusal; never throws.
          *
@@ -83,31 +83,9 @@ public final class BootstrapServer implements OflServer {
          */
         void closeIfIdleFor(long nowNs, long idleTimeoutNs);
 
-        /**
-         * When the connection has sent no request in the {@code graceNs} since its WELCOME, closes
-         * it to make room for a new client; never while a request is being handled.
-         *
-         * @param nowNs the server clock's time
-         * @param graceNs how long an accepted connection may wait before its first request
-         * @return since when it has been serving, on the server's clock, if it gave way; otherwise
-         *     {@link Long#MAX_VALUE} when it cannot (this call then changes nothing)
-         */
-        long unusedSince(long nowNs, long graceNs);
-
-        /**
-         * Closes the connection to make room for a new client, if it still has sent no request
-         * and no handler runs.
-         *
-         * @return {@code true} if it was closed
-         */
-        boolean giveWay();
-
         /** Closes the connection at once. */
         void forceClose();
     }
-
-    /** How long a new client waits for the place of a connection closed to make room for it. */
-    private static final long ROOM_WAIT_NS = 1_000_000_000L;
 
     private final ServerConfig config;
     private final String backend;
@@ -125,7 +103,7 @@ public final class BootstrapServer implements OflServer {
     /** Every connection whose HELLO arrived, with the thread that runs it, until that thread ends. */
     private final Map<Connection, Thread> running = new ConcurrentHashMap<>();
     /** Places in the connection caps, taken by accepted HELLOs. */
-    private final SourceCounts admitted = new SourceCounts();
+    private final ConnectionCaps caps;
     private final AtomicLong connectionIds = new AtomicLong();
     private final ServerCounters counters = new ServerCounters();
     private final PeerAuthentication authentication;
@@ -156,6 +134,9 @@ public final class BootstrapServer implements OflServer {
         this.idleTimeoutNs = TimeUnit.NANOSECONDS.convert(config.idleTimeout());
         this.bootstrapTimeoutNs = TimeUnit.NANOSECONDS.convert(config.bootstrapTimeout());
         this.nextIdleSweepNs = config.clock().nanoTime();
+        // A connection that sent no request for the bootstrap timeout may give way (3.4.1).
+        this.caps = new ConnectionCaps(config.maxConnections(), config.maxConnectionsPerAddress(), bootstrapTimeoutNs,
+                config.clock(), running.keySet());
         this.admission = new Admission(this, acceptor, repeated);
         this.admissionThread = Thread.ofPlatform().name("ofl-" + backend + "-accept-" + localAddress.getPort())
                 .daemon().unstarted(admission);
@@ -197,30 +178,14 @@ public final class BootstrapServer implements OflServer {
     }
 
     /**
-     * Why a socket from this source is refused before its HELLO is read: the server is at a cap.
-     * Called by the listener's thread; the decision on the HELLO checks the caps again.
+     * Why a socket from this source is refused before its HELLO is read: the server is at a cap
+     * and no connection may give way to it. Called by the listener's thread; the decision on the
+     * HELLO checks the caps again.
      *
      * @return the reason, or {@code null} if it may send its HELLO
      */
     String busyReason(InetAddress source) {
-        if (admitted.total() >= config.maxConnections() && oldestUnused() == null) {
-            return capReason(SourceCounts.ALL_FULL, source);
-        }
-        if (admitted.count(source) >= perAddressCap()) {
-            return capReason(SourceCounts.SOURCE_FULL, source);
-        }
-        return null;
-    }
-
-    /** The refusal text for a full cap, the same whether the listener or the decision finds it. */
-    private String capReason(int full, InetAddress source) {
-        return full == SourceCounts.ALL_FULL
-                ? "the server is at its cap of " + config.maxConnections() + " connections"
-                : "the server is at its cap of " + perAddressCap() + " connections from " + source.getHostAddress();
-    }
-
-    private int perAddressCap() {
-        return Math.min(config.maxConnectionsPerAddress(), config.maxConnections());
+        return caps.busyReason(source);
     }
 
     /**
@@ -230,14 +195,14 @@ public final class BootstrapServer implements OflServer {
      *
      * @param channel the socket, no longer registered with the listener's selector
      * @param source its source address, which holds a pending place until the decision
-     * @param hello the HELLO as it arrived, frame and body
+     * @param handshake the HELLO as it arrived, frame and body, with the authentication exchange
      */
-    void helloArrived(SocketChannel channel, InetAddress source, byte[] hello) {
+    void helloArrived(SocketChannel channel, InetAddress source, Handshake handshake) {
         long id = connectionIds.incrementAndGet();
         Connection connection;
         try {
             connection = new ServerSession(this, handler, channel, transports.create(config, channel, id), id,
-                    hello);
+                    handshake);
         } catch (RuntimeException e) {
             admission.handshakeDecided(source);
             BootstrapIo.closeQuietly(channel);
@@ -367,23 +332,35 @@ public final class BootstrapServer implements OflServer {
     }
 
     /**
-     * Runs the server side of the bootstrap up to the decision, on the HELLO the listener read:
-     * decodes it, authenticates the client when the server holds keys ({@link PeerAuthentication};
-     * the client's proof is read here, within the bootstrap timeout), then {@link #decide decides}.
-     * A malformed HELLO is answered MALFORMED and logged once here.
+     * The challenge the listener sends a HELLO that offers one of the server's keys.
+     *
+     * @param hello the whole HELLO, frame and body
+     * @return the AUTH_CHALLENGE to send, or {@code null} when none is due
+     * @see PeerAuthentication#challengeFor
+     */
+    byte[] challengeFor(byte[] hello) {
+        return authentication.challengeFor(hello);
+    }
+
+    /**
+     * Runs the server side of the bootstrap up to the decision, on what the listener read:
+     * decodes the HELLO, authenticates the client when the server holds keys
+     * ({@link PeerAuthentication}; the listener read its proof, within the bootstrap timeout
+     * counted from the accept), then {@link #decide decides}. Reads nothing from the socket. A
+     * malformed HELLO is answered MALFORMED and logged once here.
      *
      * @param channel the socket, blocking
-     * @param helloMessage the HELLO as it arrived, frame and body
+     * @param handshake what the listener read
      * @param transport the backend's {@link dev.ofl.api.wire.TransportKind}
      * @param connectionId for logs
      * @return the accepted HELLO, or {@code null} if the client was refused (the refusal was sent)
-     * @throws IOException if the socket fails or the client's proof does not come in time
      * @throws ProtocolException if the HELLO, the authentication offer or the client's proof is
      *     malformed (a MALFORMED refusal was sent and logged; the caller counts the protocol
      *     violation, once)
      */
-    public Bootstrap.Endpoint acceptHello(SocketChannel channel, byte[] helloMessage, int transport,
-            long connectionId) throws IOException, ProtocolException {
+    Bootstrap.Endpoint acceptHello(SocketChannel channel, Handshake handshake, int transport, long connectionId)
+            throws ProtocolException {
+        byte[] helloMessage = handshake.hello();
         Bootstrap.Endpoint hello;
         try {
             Bootstrap.Frame frame = Bootstrap.decodeFrame(
@@ -399,9 +376,13 @@ public final class BootstrapServer implements OflServer {
             refuse(channel, connectionId, RefusalCode.MALFORMED, "malformed HELLO: " + e.getMessage());
             throw e;
         }
-        long deadlineNs = config.clock().nanoTime() + bootstrapTimeoutNs;
-        PeerAuthentication.Outcome authenticated = authenticate(channel, connectionId, helloMessage, hello,
-                deadlineNs);
+        PeerAuthentication.Outcome authenticated;
+        try {
+            authenticated = authentication.authenticate(helloMessage, hello, handshake.challenge(), handshake.proof());
+        } catch (ProtocolException e) {
+            refuse(channel, connectionId, RefusalCode.MALFORMED, "malformed authentication: " + e.getMessage());
+            throw e;
+        }
         if (!authenticated.accepted()) {
             refuse(channel, connectionId, authenticated.refusal(), authenticated.reason());
             return null;
@@ -437,69 +418,12 @@ public final class BootstrapServer implements OflServer {
             return null;
         }
         InetAddress source = source(channel);
-        int taken = admitted.tryAcquire(source, perAddressCap(), config.maxConnections());
-        if (taken == SourceCounts.ALL_FULL && makeRoom()) {
-            // The closed connection's thread gives its place back as it ends, at once.
-            taken = admitted.awaitAcquire(source, perAddressCap(), config.maxConnections(), ROOM_WAIT_NS);
-        }
+        int taken = caps.acquire(source);
         if (taken != SourceCounts.TAKEN) {
-            refuse(channel, connectionId, RefusalCode.SERVER_BUSY, capReason(taken, source));
+            refuse(channel, connectionId, RefusalCode.SERVER_BUSY, caps.reason(taken, source));
             return null;
         }
         return hello;
-    }
-
-    /**
-     * At the connection cap, closes the longest-serving connection that has sent no request since
-     * its WELCOME for the bootstrap timeout: a client that connects and never asks must not keep a
-     * new one out (docs/PROTOCOL.md 3.4.1). One that asked even once keeps its place until the
-     * idle timeout.
-     *
-     * @return {@code true} if a connection was closed
-     */
-    private boolean makeRoom() {
-        Connection oldest = oldestUnused();
-        return oldest != null && oldest.giveWay();
-    }
-
-    /** The longest-serving connection that may give way now, or {@code null}. */
-    private Connection oldestUnused() {
-        long nowNs = config.clock().nanoTime();
-        Connection oldest = null;
-        long oldestSince = Long.MAX_VALUE;
-        for (Connection connection : running.keySet()) {
-            long since = connection.unusedSince(nowNs, bootstrapTimeoutNs);
-            if (since < oldestSince) {
-                oldest = connection;
-                oldestSince = since;
-            }
-        }
-        return oldest;
-    }
-
-    /**
-     * The peer-authentication step (docs/PROTOCOL.md 3.8), right after the HELLO body is decoded
-     * and before any other decision: with keys configured, the client must prove one before the
-     * server looks further at its HELLO, allocates or reveals anything. Reads the client's proof
-     * itself, within the same bootstrap deadline.
-     *
-     * @param channel the blocking bootstrap socket
-     * @param connectionId for logs
-     * @param helloMessage the HELLO as received, frame and body
-     * @param hello the decoded HELLO
-     * @param deadlineNs the bootstrap deadline on the server's clock
-     * @return the decision; when accepted, the HELLO without its authentication record
-     * @throws IOException if the socket fails or the deadline passes
-     * @throws ProtocolException if the offer or the proof is malformed (a MALFORMED refusal was sent)
-     */
-    private PeerAuthentication.Outcome authenticate(SocketChannel channel, long connectionId, byte[] helloMessage,
-            Bootstrap.Endpoint hello, long deadlineNs) throws IOException, ProtocolException {
-        try {
-            return authentication.authenticate(channel, helloMessage, hello, deadlineNs, config.clock());
-        } catch (ProtocolException e) {
-            refuse(channel, connectionId, RefusalCode.MALFORMED, "malformed authentication: " + e.getMessage());
-            throw e;
-        }
     }
 
     /**
@@ -592,7 +516,7 @@ public final class BootstrapServer implements OflServer {
      *     socket was open
      */
     public void release(InetAddress source) {
-        admitted.release(source);
+        caps.release(source);
     }
 
     /**
@@ -639,7 +563,7 @@ public final class BootstrapServer implements OflServer {
 
     @Override
     public int connectionCount() {
-        return admitted.total();
+        return caps.total();
     }
 
     @Override

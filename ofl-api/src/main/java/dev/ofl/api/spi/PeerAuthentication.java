@@ -1,24 +1,24 @@
 package dev.ofl.api.spi;
 
-import dev.ofl.api.NanoClock;
 import dev.ofl.api.PeerKeys;
 import dev.ofl.api.RefusalCode;
 import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.ProtocolException;
 import dev.ofl.api.wire.PskExchange;
-import java.io.IOException;
-import java.nio.channels.SocketChannel;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.Objects;
 import javax.crypto.Mac;
 
 /**
  * The server's step of peer authentication (docs/PROTOCOL.md 3.8), run right after the HELLO
- * body is decoded and before anything else is decided or allocated for the peer: check the
- * client's offer, send a challenge, read and check the client's proof within the bootstrap
- * deadline. A client that passes gets a {@link Proven} with which the server seals its WELCOME.
+ * body is decoded and before anything else is decided or allocated for the peer: the listener
+ * sends the challenge ({@link #challengeFor}) and reads the proof without blocking, within the
+ * deadline counted from the accept; the connection's thread then checks the offer and the proof
+ * ({@link #authenticate}). A client that passes gets a {@link Proven} with which the server seals
+ * its WELCOME.
  *
  * <p>Thread-safe: one instance per server, one call per connection.
  */
@@ -68,20 +68,51 @@ public final class PeerAuthentication {
     }
 
     /**
-     * Authenticates a client whose HELLO was just decoded. With authentication off the HELLO
-     * passes unchanged (an offer in it is then an unknown critical extension, refused later).
+     * The challenge for a client whose HELLO offers one of this server's keys, sent by the
+     * listener as soon as the HELLO is whole, without blocking; the listener then reads the proof
+     * within the same accept-time deadline, so that a client that never proves holds only a
+     * pending place, evictable like one whose HELLO is still arriving (docs/PROTOCOL.md 3.4.1).
      *
-     * @param channel the blocking bootstrap socket
+     * @param helloMessage the HELLO as received, frame and body
+     * @return the AUTH_CHALLENGE frame and nonce to send, or {@code null} when no exchange is due:
+     *     authentication off, or a HELLO that {@link #authenticate} refuses without one (another
+     *     version, malformed, no offer, an unknown key id)
+     */
+    public byte[] challengeFor(byte[] helloMessage) {
+        if (keys.isEmpty() || helloMessage.length <= Bootstrap.FRAME_LENGTH) {
+            return null;
+        }
+        try {
+            Bootstrap.Frame frame = Bootstrap.decodeFrame(Arrays.copyOf(helloMessage, Bootstrap.FRAME_LENGTH),
+                    Bootstrap.HELLO);
+            if (frame.version() != MessageHeader.VERSION) {
+                return null;
+            }
+            Bootstrap.Endpoint hello = Bootstrap.decodeBody(Arrays.copyOfRange(helloMessage, Bootstrap.FRAME_LENGTH,
+                    helloMessage.length));
+            PskExchange.Offer offer = PskExchange.findOffer(hello.extensions());
+            return offer != null && keys.contains(offer.keyId())
+                    ? Bootstrap.encodeFrame(Bootstrap.AUTH_CHALLENGE, nonce()) : null;
+        } catch (ProtocolException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Authenticates a client whose HELLO was decoded, once the listener has read its proof (or
+     * found no exchange due). With authentication off the HELLO passes unchanged (an offer in it
+     * is then an unknown critical extension, refused later). Reads nothing: the exchange's bytes
+     * were read by the listener, within the bootstrap deadline counted from the accept.
+     *
      * @param helloMessage the HELLO as received, frame and body
      * @param hello the decoded HELLO
-     * @param deadlineNs instant on {@code clock} by which the client's proof must have arrived
-     * @param clock the clock of the deadline
+     * @param challenge what {@link #challengeFor} returned for it and the listener sent, or {@code null}
+     * @param proofMessage the client's AUTH_PROOF frame and MAC as read, or {@code null} without a challenge
      * @return the decision
-     * @throws IOException if the socket fails or the deadline passes
      * @throws ProtocolException if the offer or the proof frame is malformed
      */
-    public Outcome authenticate(SocketChannel channel, byte[] helloMessage, Bootstrap.Endpoint hello,
-            long deadlineNs, NanoClock clock) throws IOException, ProtocolException {
+    public Outcome authenticate(byte[] helloMessage, Bootstrap.Endpoint hello, byte[] challenge, byte[] proofMessage)
+            throws ProtocolException {
         if (keys.isEmpty()) {
             return new Outcome(hello, RefusalCode.ACCEPTED, "", null);
         }
@@ -96,23 +127,28 @@ public final class PeerAuthentication {
             return new Outcome(hello, RefusalCode.AUTHENTICATION_FAILED, "the client offered key id " + keyId
                     + ", which is not one of this server's keys", null);
         }
-        byte[] challenge = Bootstrap.encodeFrame(Bootstrap.AUTH_CHALLENGE, nonce());
-        BootstrapIo.writeFully(channel, challenge);
-        byte[] proofFrame = BootstrapIo.readFully(channel, Bootstrap.FRAME_LENGTH, deadlineNs, clock);
-        Bootstrap.Frame frame = Bootstrap.decodeFrame(proofFrame, Bootstrap.AUTH_PROOF);
+        if (challenge == null || proofMessage == null || proofMessage.length < Bootstrap.FRAME_LENGTH) {
+            throw new IllegalStateException("no authentication exchange for an offer of key id " + keyId);
+        }
+        // The listener stops reading at a proof frame that fails its checks: they are made here.
+        Bootstrap.Frame frame = Bootstrap.decodeFrame(Arrays.copyOf(proofMessage, Bootstrap.FRAME_LENGTH),
+                Bootstrap.AUTH_PROOF);
         if (frame.version() != MessageHeader.VERSION) {
             throw new ProtocolException("version", frame.version(), "the proof must be in the HELLO's version");
         }
-        byte[] clientMac = BootstrapIo.readFully(channel, Bootstrap.AUTH_BODY_LENGTH, deadlineNs, clock);
+        if (proofMessage.length != Bootstrap.FRAME_LENGTH + Bootstrap.AUTH_BODY_LENGTH) {
+            throw new IllegalStateException("the proof of key id " + keyId + " was handed over incomplete");
+        }
+        byte[] clientMac = Arrays.copyOfRange(proofMessage, Bootstrap.FRAME_LENGTH, proofMessage.length);
         Mac mac = keys.mac(offer.keyId());
         byte[] expected = PskExchange.clientProof(mac, helloMessage, challenge);
         if (!MessageDigest.isEqual(expected, clientMac)) {
             return new Outcome(hello, RefusalCode.AUTHENTICATION_FAILED, "the client's proof for key id " + keyId
                     + " is wrong: it holds another key under that id, or the HELLO was changed on the way", null);
         }
-        byte[] proof = concat(proofFrame, clientMac);
         Bootstrap.Endpoint stripped = withExtensions(hello, PskExchange.withoutAuthentication(hello.extensions()));
-        return new Outcome(stripped, RefusalCode.ACCEPTED, "", new Proven(mac, helloMessage, challenge, proof));
+        return new Outcome(stripped, RefusalCode.ACCEPTED, "", new Proven(mac, helloMessage, challenge,
+                proofMessage.clone()));
     }
 
     /**

@@ -20,6 +20,7 @@ import java.net.InetAddress;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,7 +44,7 @@ final class ServerSession implements BootstrapServer.Connection {
     private final long id;
     private final String peer;
     private final InetAddress source;
-    private final byte[] helloMessage;
+    private final Handshake handshake;
     private Bootstrap.Endpoint hello;
     private boolean admitted;
     /**
@@ -57,6 +58,8 @@ final class ServerSession implements BootstrapServer.Connection {
     private long activitySeen = -1;
     private long activitySeenSinceNs;
     private volatile boolean closedForIdleness;
+    /** Set by the one newcomer this connection gave way to. */
+    private final AtomicBoolean gaveWay = new AtomicBoolean();
     /** When the WELCOME was sent, on the server's clock. */
     private volatile long servingSinceNs;
     private final DrainGate drain = new DrainGate();
@@ -70,9 +73,9 @@ final class ServerSession implements BootstrapServer.Connection {
     private boolean delivering;
 
     ServerSession(BootstrapServer server, OflHandler handler, SocketChannel channel, ServerTransport transport,
-            long id, byte[] helloMessage) {
+            long id, Handshake handshake) {
         this.server = server;
-        this.helloMessage = helloMessage;
+        this.handshake = handshake;
         this.handler = handler;
         this.channel = channel;
         this.transport = transport;
@@ -86,7 +89,7 @@ final class ServerSession implements BootstrapServer.Connection {
     public boolean admit() {
         try {
             server.prepare(channel);
-            hello = server.acceptHello(channel, helloMessage, transport.kind(), id);
+            hello = server.acceptHello(channel, handshake, transport.kind(), id);
             if (hello != null) {
                 admitted = true;
                 return true;
@@ -116,7 +119,7 @@ final class ServerSession implements BootstrapServer.Connection {
             try {
                 welcome = transport.accept(hello);
             } catch (RuntimeException | OutOfMemoryError e) {
-                LOG.warn("connection {} from {}: setting up the transport failed: {}", id, peer, e.toString());
+                // Logged by the refusal, whose repeats are counted: a peer can ask for this at will.
                 server.refuse(channel, id, RefusalCode.TRANSPORT_SETUP_FAILED, String.valueOf(e.getMessage()));
                 return;
             }
@@ -178,14 +181,20 @@ final class ServerSession implements BootstrapServer.Connection {
     }
 
     @Override
+    public InetAddress source() {
+        return source;
+    }
+
+    @Override
     public long unusedSince(long nowNs, long graceNs) {
         long since = servingSinceNs;
-        return serving && activity == 0 && nowNs - since >= graceNs ? since : Long.MAX_VALUE;
+        return serving && activity == 0 && !gaveWay.get() && nowNs - since >= graceNs ? since : Long.MAX_VALUE;
     }
 
     @Override
     public boolean giveWay() {
-        if (activity != 0 || !drain.closeIfIdle()) {
+        // Once only: the newcomer that closes it takes its place, and no second one may count on it.
+        if (activity != 0 || !drain.closeIfIdle() || !gaveWay.compareAndSet(false, true)) {
             return false;
         }
         closedForIdleness = true;
@@ -196,16 +205,21 @@ final class ServerSession implements BootstrapServer.Connection {
     }
 
     private void ended(Exception e) {
-        if (closedForIdleness) {
+        if (!serving && !server.closing()) {
+            // Before its WELCOME a peer can end connections as fast as it opens them: one line per
+            // cause, repeats counted (docs/OPERATIONS.md 4.1).
+            server.infoRepeated("connection ended before its WELCOME", "connection " + id + " from " + peer
+                    + " ended before its WELCOME: " + e);
+        } else if (closedForIdleness) {
             LOG.debug("connection {} from {} closed for idleness: {}", id, peer, e.toString());
         } else if ((delivering || transport.delivering()) && !server.closing()) {
             server.counters().undeliveredResponse();
-            LOG.info("connection {} from {} broke while a response was being delivered: {}", id, peer,
-                    e.getMessage());
+            server.infoRepeated("broke while delivering", "connection " + id + " from " + peer
+                    + " broke while a response was being delivered: " + e.getMessage());
         } else if (e instanceof EOFException || e instanceof ClosedChannelException || server.closing()) {
             LOG.debug("connection {} from {} ended: {}", id, peer, e.toString());
         } else {
-            LOG.info("connection {} from {} failed: {}", id, peer, e.toString());
+            server.infoRepeated("connection failed", "connection " + id + " from " + peer + " failed: " + e);
         }
     }
 

@@ -1,15 +1,10 @@
 package dev.ofl.api.spi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -18,6 +13,7 @@ import org.junit.jupiter.api.Timeout;
 class SourceCountsTest {
     private static final InetAddress A = new InetSocketAddress("10.0.0.1", 0).getAddress();
     private static final InetAddress B = new InetSocketAddress("10.0.0.2", 0).getAddress();
+    private static final InetAddress C = new InetSocketAddress("10.0.0.3", 0).getAddress();
 
     @Test
     void theSourceLimitComesBeforeTheTotal() {
@@ -61,59 +57,36 @@ class SourceCountsTest {
     }
 
     @Test
-    void awaitingAPlaceReturnsAtOnceWhenThereIsOneOrTheSourceIsFull() {
-        SourceCounts counts = new SourceCounts();
-        assertEquals(SourceCounts.TAKEN, counts.awaitAcquire(A, 1, 2, TimeUnit.DAYS.toNanos(1)));
-        assertEquals(SourceCounts.SOURCE_FULL, counts.awaitAcquire(A, 1, 2, TimeUnit.DAYS.toNanos(1)),
-                "a full source is not waited for: only a place given back in total is");
-        assertEquals(1, counts.total());
-    }
-
-    @Test
-    void awaitingWhileEverythingIsTakenGivesUpAtTheTimeout() {
+    void aForcedPlaceExceedsTheLimitsUntilAnotherIsGivenBack() {
         SourceCounts counts = new SourceCounts();
         counts.tryAcquire(A, 1, 1);
-        assertEquals(SourceCounts.ALL_FULL, counts.awaitAcquire(B, 1, 1, TimeUnit.MILLISECONDS.toNanos(5)));
-        assertEquals(SourceCounts.ALL_FULL, counts.awaitAcquire(B, 1, 1, 0), "no time left: one try");
-        assertEquals(0, counts.count(B));
-        assertEquals(1, counts.total());
-    }
-
-    @Test
-    void aPlaceGivenBackWakesTheWaiterWhichTakesIt() throws Exception {
-        SourceCounts counts = new SourceCounts();
-        counts.tryAcquire(A, 1, 1);
-        AtomicInteger outcome = new AtomicInteger(-1);
-        CountDownLatch started = new CountDownLatch(1);
-        Thread waiter = Thread.ofPlatform().start(() -> {
-            started.countDown();
-            outcome.set(counts.awaitAcquire(B, 1, 1, TimeUnit.MINUTES.toNanos(10)));
-        });
-        assertTrue(started.await(1, TimeUnit.MINUTES));
-        // The waiter holds the monitor only while not waiting: once it waits, release() gets in.
-        while (waiter.isAlive() && waiter.getState() != Thread.State.TIMED_WAITING) {
-            Thread.onSpinWait();
-        }
-        assertTrue(waiter.isAlive(), "the waiter ended without waiting for a place: " + outcome.get());
+        counts.forceAcquire(B);
+        assertEquals(2, counts.total(), "the newcomer's place is taken ahead of the leaving one's");
+        assertEquals(SourceCounts.ALL_FULL, counts.tryAcquire(C, 1, 1));
         counts.release(A);
-        waiter.join(TimeUnit.MINUTES.toMillis(1));
-        assertFalse(waiter.isAlive(), "the waiter was not woken by the place given back");
-        assertEquals(SourceCounts.TAKEN, outcome.get());
-        assertEquals(1, counts.count(B));
         assertEquals(1, counts.total());
+        assertEquals(1, counts.count(B));
     }
 
     @Test
-    void anInterruptedWaiterGivesUpAndKeepsItsInterrupt() {
+    void anIpv6SourceIsItsSlash64() throws Exception {
         SourceCounts counts = new SourceCounts();
-        counts.tryAcquire(A, 1, 1);
-        Thread.currentThread().interrupt();
-        try {
-            assertEquals(SourceCounts.ALL_FULL, counts.awaitAcquire(B, 1, 1, TimeUnit.DAYS.toNanos(1)));
-            assertTrue(Thread.currentThread().isInterrupted(), "the interrupt is kept for the caller");
-        } finally {
-            Thread.interrupted();
-        }
-        assertEquals(0, counts.count(B));
+        InetAddress one = InetAddress.getByName("2001:db8:0:1::1");
+        InetAddress other = InetAddress.getByName("2001:db8:0:1:ffff:ffff:ffff:fffe");
+        InetAddress nextPrefix = InetAddress.getByName("2001:db8:0:2::1");
+        assertEquals(SourceCounts.TAKEN, counts.tryAcquire(one, 2, 10));
+        assertEquals(SourceCounts.TAKEN, counts.tryAcquire(other, 2, 10));
+        assertEquals(SourceCounts.SOURCE_FULL, counts.tryAcquire(InetAddress.getByName("2001:db8:0:1::77"), 2, 10),
+                "every address of one /64 counts under one source");
+        assertEquals(SourceCounts.TAKEN, counts.tryAcquire(nextPrefix, 2, 10), "another /64 is another source");
+        assertEquals(2, counts.count(InetAddress.getByName("2001:db8:0:1:1:2:3:4")));
+        counts.release(other);
+        counts.release(one);
+        assertEquals(0, counts.count(one), "released under its /64 whichever address of it is named");
+        assertEquals("2001:db8:0:1::/64", SourceCounts.describe(one));
+        assertEquals("2001:db8::/64", SourceCounts.describe(InetAddress.getByName("2001:db8::5")));
+        assertEquals("::/64", SourceCounts.describe(InetAddress.getByName("::1")));
+        assertEquals("fe80::/64", SourceCounts.describe(InetAddress.getByName("fe80::1%1")));
+        assertEquals("10.0.0.1", SourceCounts.describe(A), "an IPv4 source is its address");
     }
 }

@@ -1,0 +1,173 @@
+package dev.ofl.api.spi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Who gives way at a full cap (docs/PROTOCOL.md 3.4.1): only connections unused for the grace;
+ * at the per-source cap one of the newcomer's own source; at the total cap one of a source holding
+ * more places than the newcomer's, so equal sources cannot push each other out; and the newcomer
+ * holds its place at once.
+ */
+class ConnectionCapsTest {
+    private static final long GRACE_NS = 1_000;
+    private final AtomicLong now = new AtomicLong(10_000);
+    private final List<FakeHolder> holders = new CopyOnWriteArrayList<>();
+
+    /** A connection: serving since a time, used (it sent a request) or not. */
+    private final class FakeHolder implements ConnectionCaps.Holder {
+        final InetAddress source;
+        final long sinceNs;
+        boolean used;
+        boolean gaveWay;
+        /** Another newcomer wins it first: a caller gets nothing, and it is no candidate any more. */
+        boolean wonByAnother;
+        final ConnectionCaps caps;
+
+        FakeHolder(ConnectionCaps caps, InetAddress source, long sinceNs) {
+            this.caps = caps;
+            this.source = source;
+            this.sinceNs = sinceNs;
+        }
+
+        @Override
+        public InetAddress source() {
+            return source;
+        }
+
+        @Override
+        public long unusedSince(long nowNs, long graceNs) {
+            return !used && !gaveWay && nowNs - sinceNs >= graceNs ? sinceNs : Long.MAX_VALUE;
+        }
+
+        @Override
+        public boolean giveWay() {
+            if (used || gaveWay) {
+                return false;
+            }
+            gaveWay = true;
+            if (wonByAnother) {
+                return false;
+            }
+            holders.remove(this);
+            caps.release(source);
+            return true;
+        }
+    }
+
+    private static InetAddress ip(String text) {
+        return new InetSocketAddress(text, 0).getAddress();
+    }
+
+    private ConnectionCaps caps(int max, int perSource) {
+        return new ConnectionCaps(max, perSource, GRACE_NS, now::get, holders);
+    }
+
+    /** Admits a connection from a source, as serving since {@code sinceNs}. */
+    private FakeHolder admit(ConnectionCaps caps, String source, long sinceNs) {
+        assertEquals(SourceCounts.TAKEN, caps.acquire(ip(source)), "a place for " + source);
+        FakeHolder holder = new FakeHolder(caps, ip(source), sinceNs);
+        holders.add(holder);
+        return holder;
+    }
+
+    @Test
+    void belowTheCapsNothingGivesWay() {
+        ConnectionCaps caps = caps(4, 2);
+        FakeHolder idle = admit(caps, "10.0.0.1", 0);
+        admit(caps, "10.0.0.2", 0);
+        assertNull(caps.busyReason(ip("10.0.0.3")));
+        admit(caps, "10.0.0.3", 0);
+        assertFalse(idle.gaveWay);
+        assertEquals(3, caps.total());
+    }
+
+    @Test
+    void atTheSourceCapTheOldestUnusedOfThatSourceGivesWay() {
+        ConnectionCaps caps = caps(10, 2);
+        FakeHolder used = admit(caps, "10.0.0.1", 0);
+        used.used = true;
+        FakeHolder unused = admit(caps, "10.0.0.1", 5);
+        FakeHolder otherSource = admit(caps, "10.0.0.2", 0);
+        assertNull(caps.busyReason(ip("10.0.0.1")), "one of its own may give way to it");
+        admit(caps, "10.0.0.1", 9_000);
+        assertTrue(unused.gaveWay, "the unused one of the newcomer's source gave way");
+        assertFalse(used.gaveWay, "one that sent a request keeps its place");
+        assertFalse(otherSource.gaveWay, "another source's connection is not touched at a source cap");
+        assertEquals(3, caps.total(), "two from 10.0.0.1 and one from 10.0.0.2");
+    }
+
+    @Test
+    void aConnectionWithinItsGraceIsNotPushedOut() {
+        ConnectionCaps caps = caps(10, 1);
+        FakeHolder young = admit(caps, "10.0.0.1", now.get() - GRACE_NS + 1);
+        assertEquals("the server is at its cap of 1 connections from 10.0.0.1", caps.busyReason(ip("10.0.0.1")));
+        assertEquals(SourceCounts.SOURCE_FULL, caps.acquire(ip("10.0.0.1")));
+        assertFalse(young.gaveWay);
+        now.addAndGet(1);
+        assertEquals(SourceCounts.TAKEN, caps.acquire(ip("10.0.0.1")), "past the grace it may give way");
+        assertTrue(young.gaveWay);
+    }
+
+    @Test
+    void atTheTotalCapOnlyASourceHoldingMoreThanTheNewcomersGivesWay() {
+        ConnectionCaps caps = caps(4, 4);
+        FakeHolder a1 = admit(caps, "10.0.0.1", 0);
+        FakeHolder a2 = admit(caps, "10.0.0.1", 1);
+        FakeHolder b1 = admit(caps, "10.0.0.2", 0);
+        FakeHolder b2 = admit(caps, "10.0.0.2", 2);
+        // 10.0.0.1 and 10.0.0.2 hold two each: neither may push the other out.
+        assertEquals("the server is at its cap of 4 connections", caps.busyReason(ip("10.0.0.1")));
+        assertEquals(SourceCounts.ALL_FULL, caps.acquire(ip("10.0.0.2")));
+        assertFalse(a1.gaveWay || a2.gaveWay || b1.gaveWay || b2.gaveWay, "equal sources churned");
+        // A new source holds none: the oldest unused of a source holding the most gives way.
+        assertNull(caps.busyReason(ip("10.0.0.3")));
+        admit(caps, "10.0.0.3", 9_000);
+        assertTrue(a1.gaveWay || b1.gaveWay, "the oldest of the two richest sources gave way");
+        assertFalse(a2.gaveWay || b2.gaveWay);
+    }
+
+    @Test
+    void atTheTotalCapTheRichestSourceGivesWayFirst() {
+        ConnectionCaps caps = caps(4, 4);
+        FakeHolder lone = admit(caps, "10.0.0.1", 0);
+        FakeHolder rich1 = admit(caps, "10.0.0.2", 5);
+        FakeHolder rich2 = admit(caps, "10.0.0.2", 6);
+        FakeHolder rich3 = admit(caps, "10.0.0.2", 7);
+        admit(caps, "10.0.0.3", 9_000);
+        assertFalse(lone.gaveWay, "older, but its source holds one place");
+        assertTrue(rich1.gaveWay, "the oldest of the source holding three");
+        assertFalse(rich2.gaveWay || rich3.gaveWay);
+    }
+
+    @Test
+    void usedConnectionsNeverGiveWay() {
+        ConnectionCaps caps = caps(2, 2);
+        admit(caps, "10.0.0.1", 0).used = true;
+        admit(caps, "10.0.0.1", 0).used = true;
+        assertNotNull(caps.busyReason(ip("10.0.0.9")));
+        assertEquals(SourceCounts.ALL_FULL, caps.acquire(ip("10.0.0.9")));
+        assertEquals(2, caps.total());
+    }
+
+    @Test
+    void aConnectionThatGaveWayOnceIsNobodysPlaceAgain() {
+        ConnectionCaps caps = caps(1, 1);
+        FakeHolder holder = new FakeHolder(caps, ip("10.0.0.1"), 0);
+        holder.wonByAnother = true;
+        assertEquals(SourceCounts.TAKEN, caps.acquire(ip("10.0.0.1")));
+        holders.add(holder);
+        assertEquals(SourceCounts.SOURCE_FULL, caps.acquire(ip("10.0.0.1")));
+        assertEquals(1, caps.total(), "no place was taken on the strength of a connection that gave way to another");
+    }
+}
