@@ -125,11 +125,15 @@ qemu=$!
 tail -n +1 -F --pid=$qemu "$console" 2>/dev/null | grep --line-buffered -E '^(rxe-init|rxe-guest):' >&2 &
 follower=$!
 limit="${OFL_RXE_TIMEOUT:-2400}"
-( sleep "$limit"; kill "$qemu" 2>/dev/null && say "the guest ran longer than $limit s: killed" ) &
+# Its sleep ends with it: a sleep left behind would hold our caller's output open for the whole limit.
+( trap 'kill "${sleeper:-}" 2>/dev/null; exit 0' TERM
+  sleep "$limit" & sleeper=$!
+  wait "$sleeper" && kill "$qemu" 2>/dev/null && say "the guest ran longer than $limit s: killed" ) &
 watchdog=$!
 qemu_status=0
 wait "$qemu" || qemu_status=$?
 kill "$watchdog" 2>/dev/null || true
+wait "$watchdog" 2>/dev/null || true
 wait "$follower" 2>/dev/null || true
 elapsed=$(( $(date +%s) - start ))
 

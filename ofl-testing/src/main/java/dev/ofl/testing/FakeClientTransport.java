@@ -113,10 +113,13 @@ final class FakeClientTransport implements ClientTransport {
 
     @Override
     public int poll(ResponseSink sink) throws ProtocolException {
+        // Read before the completions and the clock: the server queues its last completion before it
+        // breaks the link, so a completion sent before the break is taken rather than lost to it.
+        boolean broken = link.serverBroken();
         // The link's delays are in real time on both sides: the peers' injected clocks need not agree.
         byte[] completion = link.takeCompletion(System.nanoTime());
         if (completion == null) {
-            if (link.serverBroken()) {
+            if (broken) {
                 throw new OflConnectionException("the server broke the connection");
             }
             return 0;
