@@ -16,7 +16,6 @@ import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -343,18 +342,11 @@ public final class Check implements Callable<Integer> {
         } catch (NumberFormatException e) {
             throw new ParameterException(spec.commandLine(), "--key-id must be 0-4294967295, got '" + keyId + "'");
         }
-        byte[] key;
         try {
-            key = Files.readAllBytes(keyFile);
+            return PeerKeys.readKeyFile(keyFile);
         } catch (IOException e) {
-            throw new ParameterException(spec.commandLine(), "--key-file " + keyFile + " cannot be read: " + e);
+            throw new ParameterException(spec.commandLine(), "--key-file: " + e.getMessage());
         }
-        if (key.length < PeerKeys.MIN_KEY_BYTES) {
-            Arrays.fill(key, (byte) 0);
-            throw new ParameterException(spec.commandLine(), "--key-file " + keyFile + " holds " + key.length
-                    + " bytes; a key has at least " + PeerKeys.MIN_KEY_BYTES + " (head -c 32 /dev/urandom > FILE)");
-        }
-        return key;
     }
 
     /** Serves until the server is closed (by the shutdown hook on SIGTERM or Ctrl-C). */

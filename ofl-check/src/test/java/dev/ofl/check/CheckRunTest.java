@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -123,6 +124,7 @@ class CheckRunTest {
     void aKeyFileMakesBothEndsAuthenticateAndRefuseAClientWithoutIt(@TempDir Path dir) throws IOException {
         Path keyFile = dir.resolve("link.key");
         Files.write(keyFile, new SecureRandom().generateSeed(32));
+        Files.setPosixFilePermissions(keyFile, PosixFilePermissions.fromString("rw-------"));
         int port = CheckRun.freePort();
         CheckRun run = CheckRun.of("--backend", "tcp", "--ip", "127.0.0.1", "--port", Integer.toString(port),
                 "--checks", "link", "--key-file", keyFile.toString(), "--key-id", "4000000000",

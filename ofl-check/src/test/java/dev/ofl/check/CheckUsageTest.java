@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -88,9 +89,10 @@ class CheckUsageTest {
     }
 
     @Test
-    void aShortOrMissingKeyFileIsAUsageError(@TempDir Path dir) throws IOException {
+    void aShortMissingOrOpenKeyFileIsAUsageError(@TempDir Path dir) throws IOException {
         Path shortKey = dir.resolve("short.key");
         Files.write(shortKey, new byte[31]);
+        Files.setPosixFilePermissions(shortKey, PosixFilePermissions.fromString("rw-------"));
         CheckRun run = CheckRun.of("--backend", "tcp", "--ip", "127.0.0.1", "--port", "18601", "--key-file",
                 shortKey.toString());
 
@@ -100,7 +102,20 @@ class CheckUsageTest {
         CheckRun missing = CheckRun.of("--backend", "tcp", "--ip", "127.0.0.1", "--port", "18601", "--key-file",
                 dir.resolve("absent.key").toString());
         assertEquals(Check.USAGE, missing.exitStatus(), missing::toString);
-        assertTrue(missing.err().contains("cannot be read"), missing::toString);
+        assertTrue(missing.err().contains("does not exist"), missing::toString);
+
+        Path open = dir.resolve("open.key");
+        Files.write(open, new java.security.SecureRandom().generateSeed(32));
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rw-r--r--"));
+        CheckRun readable = CheckRun.of("--backend", "tcp", "--ip", "127.0.0.1", "--port", "18601", "--key-file",
+                open.toString());
+        assertEquals(Check.USAGE, readable.exitStatus(), readable::toString);
+        assertTrue(readable.err().contains("chmod 600"), readable::toString);
+
+        CheckRun device = CheckRun.of("--backend", "tcp", "--ip", "127.0.0.1", "--port", "18601", "--key-file",
+                "/dev/zero");
+        assertEquals(Check.USAGE, device.exitStatus(), device::toString);
+        assertTrue(device.err().contains("not a regular file"), device::toString);
 
         CheckRun badId = CheckRun.of("--backend", "tcp", "--ip", "127.0.0.1", "--port", "18601", "--key-file",
                 shortKey.toString(), "--key-id", "-1");
