@@ -26,8 +26,12 @@ public record Limits(int maxRequestBytes, int maxResponseBytes, int maxRanges, i
 
     /** A client's defaults: 256 KiB requests, 16 MiB responses, 16 ranges, 8 in flight. */
     public static final Limits CLIENT_DEFAULTS = new Limits(256 << 10, 16 << 20, MAX_RANGES, 8);
-    /** A server's default maxima: 1 MiB requests, 64 MiB responses, 16 ranges, 64 in flight. */
-    public static final Limits SERVER_DEFAULTS = new Limits(1 << 20, 64 << 20, MAX_RANGES, 64);
+    /**
+     * A server's default maxima: 1 MiB requests, 32 MiB responses (half the default staging budget, so
+     * that one connection holding its largest response leaves the other half to the rest), 16
+     * ranges, 64 in flight.
+     */
+    public static final Limits SERVER_DEFAULTS = new Limits(1 << 20, 32 << 20, MAX_RANGES, 64);
 
     /**
      * Checks every value against the protocol's caps.

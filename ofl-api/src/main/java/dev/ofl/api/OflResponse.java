@@ -21,6 +21,13 @@ import java.lang.foreign.MemorySegment;
  * response at once; the rest goes back after the handler returned and the completion was sent.
  * A request whose capacity could not be staged within {@link ServerConfig#stagingTimeout()} never
  * reaches the handler (the client sees {@link OflStatus#BUSY}).
+ *
+ * <p><b>Staging holds other responses' bytes.</b> The pool is not cleared between borrowers: until
+ * the handler writes it, the buffer holds whatever an earlier response, of this or another
+ * client, left there. Every byte committed is sent, so a handler must write each byte it commits;
+ * one that commits more than it wrote (a short read into the buffer, an off-by-one length) sends
+ * another client's data. {@link ServerConfig.Builder#zeroStaging(boolean)} clears the extent
+ * before each handler runs, at the cost of a pass over the capacity per response.
  */
 public interface OflResponse {
     /**
@@ -32,7 +39,8 @@ public interface OflResponse {
      *
      * @return the buffer; bytes before {@link #committed()} may already be back in the pool and
      *     lent to another response: they must be neither read nor changed, and the segment must not
-     *     be kept after {@code handle} returns
+     *     be kept after {@code handle} returns; bytes not yet written hold an earlier response's
+     *     (zeros with {@link ServerConfig#zeroStaging()})
      */
     MemorySegment buffer();
 

@@ -44,6 +44,17 @@ import java.util.Objects;
  * {@code BUSY}</td></tr>
  * <tr><td>connectionThreads</td><td>{@link ConnectionThreads#VIRTUAL}</td><td>in blocking mode, a virtual
  * thread per connection (cheap when idle) or a platform thread (over TCP, faster wake-ups)</td></tr>
+ * <tr><td>stagingShareBytes</td><td>the larger of half the staging budget and the limits'
+ * {@code maxResponseBytes}</td><td>the most staging one connection may hold at once, so that no
+ * single client holds the whole pool</td></tr>
+ * <tr><td>sendTimeout</td><td>5 s</td><td>the longest one piece or completion of a response may take to
+ * be handed to the network; a connection whose peer stops reading is broken after it and its staging
+ * returned</td></tr>
+ * <tr><td>zeroStaging</td><td>{@code false}</td><td>clear each response's staging before its handler runs, so
+ * that bytes a handler commits without writing are zeros rather than an earlier response's</td></tr>
+ * <tr><td>receiveBudgetBytes</td><td>64 MiB</td><td>the most receive memory (buffers, RDMA receive slots) all
+ * connections together commit when accepted, beyond the first MiB of each; a HELLO beyond it is refused
+ * with SERVER_BUSY</td></tr>
  * </table>
  *
  * <p>The bootstrap timeout bounds the wait for a client's HELLO (its first byte to its last): a
@@ -76,15 +87,26 @@ import java.util.Objects;
  * @param stagingTimeout how long a response waits for staging memory before the request is
  * answered with the wire status {@code BUSY} without running the handler
  * @param connectionThreads which kind of thread serves each connection in blocking mode
+ * @param stagingShareBytes the most staging one connection may hold at once; at least the limits'
+ * {@code maxResponseBytes} and at most the staging budget
+ * @param sendTimeout the longest one piece or completion of a response may take to be handed to the
+ * network (TCP: written into the socket; RDMA: posted, with any wait for room in the send queue)
+ * before the connection is broken
+ * @param zeroStaging whether each response's staging is cleared before its handler runs
+ * @param receiveBudgetBytes the most receive memory all accepted connections together commit for
+ * their requests when accepted, beyond the first MiB of each (docs/PROTOCOL.md 13)
  */
 public record ServerConfig(String backend, InetSocketAddress bind, String serviceName, Limits limits,
         int maxConnections, Duration bootstrapTimeout, Duration drainTimeout, WaitMode waitMode,
         IdleStrategy idleStrategy, Map<String, String> properties, NanoClock clock, PeerKeys authentication,
         Duration idleTimeout, int maxConnectionsPerAddress, int maxPendingHandshakes, int maxPendingPerAddress,
         HandlerErrorListener handlerErrorListener, long stagingBudgetBytes, Duration stagingTimeout,
-        ConnectionThreads connectionThreads) {
+        ConnectionThreads connectionThreads, long stagingShareBytes, Duration sendTimeout, boolean zeroStaging,
+        long receiveBudgetBytes) {
     /** The staging budget when none is set and the limits ask for no more: 64 MiB. */
     public static final long DEFAULT_STAGING_BUDGET_BYTES = 64L << 20;
+    /** The receive budget when none is set: 64 MiB. */
+    public static final long DEFAULT_RECEIVE_BUDGET_BYTES = 64L << 20;
     /** The largest staging budget: 64 GiB. */
     public static final long MAX_STAGING_BUDGET_BYTES = 64L << 30;
 
@@ -132,6 +154,16 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         }
         positive("stagingTimeout", stagingTimeout);
         Objects.requireNonNull(connectionThreads, "connectionThreads");
+        if (stagingShareBytes < Math.max(1, limits.maxResponseBytes()) || stagingShareBytes > stagingBudgetBytes) {
+            throw new IllegalArgumentException("stagingShareBytes " + stagingShareBytes + " must be at least the "
+                    + "limits' maxResponseBytes (" + limits.maxResponseBytes() + ", and at least 1), so that every "
+                    + "response a client may ask for can be staged, and at most the staging budget ("
+                    + stagingBudgetBytes + ")");
+        }
+        positive("sendTimeout", sendTimeout);
+        if (receiveBudgetBytes < 1) {
+            throw new IllegalArgumentException("receiveBudgetBytes must be at least 1, was " + receiveBudgetBytes);
+        }
     }
 
     private static void atLeastOne(String name, int value) {
@@ -177,6 +209,10 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         private long stagingBudgetBytes = -1;
         private Duration stagingTimeout = Duration.ofSeconds(1);
         private ConnectionThreads connectionThreads = ConnectionThreads.VIRTUAL;
+        private long stagingShareBytes = -1;
+        private Duration sendTimeout = Duration.ofSeconds(5);
+        private boolean zeroStaging;
+        private long receiveBudgetBytes = DEFAULT_RECEIVE_BUDGET_BYTES;
 
         private Builder() {
         }
@@ -430,18 +466,83 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         }
 
         /**
+         * Caps the staging one connection may hold at once: a response that would take its
+         * connection past it waits, as for free memory, until the connection's earlier responses
+         * give theirs back. Unset, it is the larger of half the staging budget and the limits'
+         * {@code maxResponseBytes}: a client that stops reading, or pipelines large responses,
+         * leaves half the pool to the others (when the budget is at least twice the largest
+         * response).
+         *
+         * @param stagingShareBytes at least the limits' {@code maxResponseBytes} (and 1), at most
+         *     the staging budget
+         * @return this builder
+         */
+        public Builder stagingShareBytes(long stagingShareBytes) {
+            this.stagingShareBytes = stagingShareBytes;
+            return this;
+        }
+
+        /**
+         * Bounds how long one piece or the completion of a response may take to be handed to the
+         * network: written into the socket (TCP), or posted, with any wait for room in the send
+         * queue (RDMA). A connection whose client stops reading (or is stopped, or deadlocked) is
+         * broken once it has passed, its staging returned and the event counted in
+         * {@link ServerStatistics#sendTimeouts()}. Checked by the listener about every 100 ms.
+         *
+         * @param sendTimeout a positive duration; long enough for the largest piece a handler
+         *     commits at once at the slowest rate the link should serve
+         * @return this builder
+         */
+        public Builder sendTimeout(Duration sendTimeout) {
+            this.sendTimeout = sendTimeout;
+            return this;
+        }
+
+        /**
+         * Clears each response's staging (its whole capacity) before the handler runs. Off by
+         * default: staging holds whatever an earlier response left there, and a handler that
+         * commits bytes it did not write sends them ({@link OflResponse#buffer()}). Clearing costs
+         * a pass over the capacity per response.
+         *
+         * @param zeroStaging whether to clear
+         * @return this builder
+         */
+        public Builder zeroStaging(boolean zeroStaging) {
+            this.zeroStaging = zeroStaging;
+            return this;
+        }
+
+        /**
+         * Caps the receive memory all accepted connections together commit when accepted: receive
+         * buffers, and over RDMA the registered receive slots, whose size follows the client's
+         * proposed limits (docs/PROTOCOL.md 13). The first MiB of each connection is not counted,
+         * so clients that commit little (every ofl client: TCP, and RDMA with payload read) never
+         * meet it. A HELLO whose connection would take the total past it is refused with
+         * SERVER_BUSY, naming the budget.
+         *
+         * @param receiveBudgetBytes at least 1
+         * @return this builder
+         */
+        public Builder receiveBudgetBytes(long receiveBudgetBytes) {
+            this.receiveBudgetBytes = receiveBudgetBytes;
+            return this;
+        }
+
+        /**
          * Builds and validates the configuration.
          *
          * @return the configuration
          * @throws IllegalArgumentException naming a missing or invalid setting
          */
         public ServerConfig build() {
+            long budget = stagingBudgetBytes >= 0 || limits == null ? stagingBudgetBytes
+                    : Math.max(DEFAULT_STAGING_BUDGET_BYTES, limits.maxResponseBytes());
+            long share = stagingShareBytes >= 0 || limits == null ? stagingShareBytes
+                    : Math.min(budget, Math.max(budget / 2, limits.maxResponseBytes()));
             return new ServerConfig(backend, bind, serviceName, limits, maxConnections, bootstrapTimeout,
                     drainTimeout, waitMode, idleStrategy, properties, clock, authentication, idleTimeout,
                     maxConnectionsPerAddress, maxPendingHandshakes, maxPendingPerAddress, handlerErrorListener,
-                    stagingBudgetBytes >= 0 || limits == null ? stagingBudgetBytes
-                            : Math.max(DEFAULT_STAGING_BUDGET_BYTES, limits.maxResponseBytes()),
-                    stagingTimeout, connectionThreads);
+                    budget, stagingTimeout, connectionThreads, share, sendTimeout, zeroStaging, receiveBudgetBytes);
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.ofl.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -87,6 +88,26 @@ class ConfigTest {
                 server().connectionThreads(ConnectionThreads.PLATFORM).build().connectionThreads());
         assertEquals(Map.of("k", "v"), config.properties(), "properties are copied");
         assertThrows(UnsupportedOperationException.class, () -> config.properties().put("x", "y"));
+        assertEquals(64L << 20, config.stagingBudgetBytes());
+        assertEquals(32L << 20, config.stagingShareBytes(), "half the budget: one connection cannot hold all of it");
+        assertEquals(Duration.ofSeconds(5), config.sendTimeout());
+        assertFalse(config.zeroStaging());
+        assertEquals(64L << 20, config.receiveBudgetBytes());
+    }
+
+    @Test
+    void theStagingShareIsAtLeastTheLargestResponseAndAtMostTheBudget() {
+        Limits large = new Limits(1024, 48 << 20, 16, 8);
+        ServerConfig config = server().limits(large).build();
+        assertEquals(64L << 20, config.stagingBudgetBytes());
+        assertEquals(48L << 20, config.stagingShareBytes(), "half the budget would not stage the largest response");
+        assertEquals(10L << 20, server().limits(new Limits(1024, 1 << 20, 16, 8)).stagingBudgetBytes(20 << 20).build()
+                .stagingShareBytes());
+        assertTrue(serverRefusal(b -> b.stagingShareBytes((32 << 20) - 1)).contains("stagingShareBytes"));
+        assertTrue(serverRefusal(b -> b.stagingShareBytes((64L << 20) + 1)).contains("at most the staging budget"));
+        assertEquals(64L << 20, server().stagingShareBytes(64L << 20).build().stagingShareBytes());
+        assertTrue(serverRefusal(b -> b.sendTimeout(Duration.ZERO)).contains("sendTimeout"));
+        assertTrue(serverRefusal(b -> b.receiveBudgetBytes(0)).contains("receiveBudgetBytes"));
     }
 
     @Test

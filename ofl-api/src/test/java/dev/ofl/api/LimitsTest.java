@@ -38,7 +38,7 @@ class LimitsTest {
     @Test
     void defaultsAreAsDocumented() {
         assertEquals(new Limits(256 << 10, 16 << 20, 16, 8), Limits.CLIENT_DEFAULTS);
-        assertEquals(new Limits(1 << 20, 64 << 20, 16, 64), Limits.SERVER_DEFAULTS);
+        assertEquals(new Limits(1 << 20, 32 << 20, 16, 64), Limits.SERVER_DEFAULTS);
         assertNull(Limits.CLIENT_DEFAULTS.exceeds(Limits.SERVER_DEFAULTS));
     }
 

@@ -85,6 +85,9 @@ public final class OflServerMetrics implements MeterBinder {
         counter(registry, "ofl.server.responses.busy", Tags.empty(),
                 "requests answered BUSY without running the handler: no response staging free in time",
                 ServerStatistics::busyResponses);
+        counter(registry, "ofl.server.send.timeouts", Tags.empty(),
+                "connections broken because a response could not be sent within the send timeout",
+                ServerStatistics::sendTimeouts);
     }
 
     private void counter(MeterRegistry registry, String name, Tags extra, String description,

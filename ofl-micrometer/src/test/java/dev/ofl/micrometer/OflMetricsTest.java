@@ -146,13 +146,14 @@ class OflMetricsTest {
         assertEquals(0, counter("ofl.server.protocol.violations"));
         assertEquals(0, counter("ofl.server.responses.undelivered"));
         assertEquals(0, counter("ofl.server.responses.busy"));
+        assertEquals(0, counter("ofl.server.send.timeouts"));
         Gauge open = registry.get("ofl.server.connections.open").gauge();
         long deadlineNs = System.nanoTime() + 30 * SECOND_NS;
         while (open.value() != 0 && System.nanoTime() - deadlineNs < 0) {
             Thread.sleep(5);
         }
         assertEquals(0.0, open.value(), "the closed client's connection is released");
-        assertEquals(9, registry.getMeters().size(), registry::getMetersAsString);
+        assertEquals(10, registry.getMeters().size(), registry::getMetersAsString);
     }
 
     @Test

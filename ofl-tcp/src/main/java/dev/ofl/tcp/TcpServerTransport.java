@@ -111,11 +111,21 @@ final class TcpServerTransport implements ServerTransport {
         return config.waitMode() == WaitMode.BLOCKING;
     }
 
+    /** The transmit buffer and the first receive buffer; the latter grows only as longer requests arrive. */
+    @Override
+    public long receiveBytes(Bootstrap.Endpoint hello) {
+        return TX_BYTES + initialReceiveBytes(hello.limits());
+    }
+
+    private static int initialReceiveBytes(Limits limits) {
+        return (int) Math.min(INITIAL_RX_BYTES, MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges()));
+    }
+
     @Override
     public Bootstrap.Endpoint accept(Bootstrap.Endpoint hello) {
         Limits limits = hello.limits();
         largestRequest = MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges());
-        int rxBytes = (int) Math.min(INITIAL_RX_BYTES, largestRequest);
+        int rxBytes = initialReceiveBytes(limits);
         Arena a = Arena.ofConfined();
         try {
             tx = a.allocate(TX_BYTES, 64);

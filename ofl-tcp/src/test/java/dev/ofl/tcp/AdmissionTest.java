@@ -281,20 +281,24 @@ class AdmissionTest {
 
     /**
      * At the connection cap, a connection that sent no request for the bootstrap timeout since its
-     * WELCOME gives its place to a new client; one that asked keeps it, and so does one still
-     * within its grace period (injected clock).
+     * WELCOME gives its place to a new client whose source holds two fewer; one that asked keeps
+     * it, and so does one still within its grace period (injected clock).
      */
     @Test
     void aFullServerGivesTheUnusedConnectionsPlaceToANewClient() throws Exception {
-        OflServer server = serve(b -> b.maxConnections(2));
+        OflServer server = serve(b -> b.maxConnections(3));
         OflClient asking = Ofl.connect(client(server).build());
         resources.add(asking);
         assertEcho(asking, 1);
-        Socket unused = raw(server, address(3));
-        resources.add(unused);
-        unused.getOutputStream().write(hello(SERVICE));
-        assertEquals(RefusalCode.ACCEPTED, readWelcome(unused).status());
-        awaitTrue(() -> server.connectionCount() == 2, () -> "connections: " + server.connectionCount());
+        List<Socket> unused = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            Socket socket = raw(server, address(3));
+            resources.add(socket);
+            socket.getOutputStream().write(hello(SERVICE));
+            assertEquals(RefusalCode.ACCEPTED, readWelcome(socket).status());
+            unused.add(socket);
+        }
+        awaitTrue(() -> server.connectionCount() == 3, () -> "connections: " + server.connectionCount());
 
         OflRefusedException early = assertThrows(OflRefusedException.class,
                 () -> Ofl.connect(client(server).localAddress(address(4)).build()));
@@ -304,13 +308,14 @@ class AdmissionTest {
         OflClient fresh = Ofl.connect(client(server).localAddress(address(4)).build());
         resources.add(fresh);
         assertEcho(fresh, 2);
-        readUntilClosed(unused);
+        readUntilClosed(unused.get(0));
         assertEcho(asking, 3);
-        assertEquals(2, server.connectionCount());
+        awaitTrue(() -> server.connectionCount() == 3, () -> "connections: " + server.connectionCount());
 
         OflRefusedException full = assertThrows(OflRefusedException.class,
                 () -> Ofl.connect(client(server).localAddress(address(5)).build()));
-        assertEquals(RefusalCode.SERVER_BUSY, full.code(), "every connection asked: nobody gives way");
+        assertEquals(RefusalCode.SERVER_BUSY, full.code(),
+                "each source holds one: nobody gives way to a source that would then hold as many");
     }
 
     /** A connection that keeps asking is never idle, however long it lives. */

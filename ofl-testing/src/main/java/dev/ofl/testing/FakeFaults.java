@@ -75,6 +75,7 @@ public final class FakeFaults {
     private final AtomicReference<Corruption> corruption = new AtomicReference<>();
     private volatile long responseDelayNs;
     private volatile boolean requestsStalled;
+    private final AtomicInteger stallDeliveries = new AtomicInteger();
 
     private FakeFaults() {
     }
@@ -100,6 +101,7 @@ public final class FakeFaults {
         corruption.set(null);
         responseDelayNs = 0;
         requestsStalled = false;
+        stallDeliveries.set(0);
     }
 
     /**
@@ -133,6 +135,20 @@ public final class FakeFaults {
      */
     public FakeFaults stallRequests(boolean stalled) {
         requestsStalled = stalled;
+        return this;
+    }
+
+    /**
+     * Makes the clients of the next connections to send a response take nothing from then on, as
+     * a client that stops reading its socket (or is stopped): each such connection's response
+     * writes wait until the connection is broken, as a TCP server's blocking write waits on a full
+     * socket buffer. Other connections are not affected.
+     *
+     * @param connections how many connections stall, each at its first response piece or completion
+     * @return this
+     */
+    public FakeFaults stallDeliveries(int connections) {
+        stallDeliveries.set(connections);
         return this;
     }
 
@@ -256,6 +272,15 @@ public final class FakeFaults {
 
     boolean requestsStalled() {
         return requestsStalled;
+    }
+
+    boolean takeStalledDeliveries() {
+        return takeOne(stallDeliveries);
+    }
+
+    /** Connections still to stall, for tests that wait until the stall began. */
+    int stallsArmed() {
+        return stallDeliveries.get();
     }
 
     private static boolean takeOne(AtomicInteger counter) {

@@ -18,6 +18,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The fake server transport: takes requests from the {@link FakeLink}, writes response pieces
@@ -31,6 +32,8 @@ import java.nio.channels.SocketChannel;
 final class FakeServerTransport implements ServerTransport {
     private static final int PIECE_BYTES = 16 << 10;
     private static final int WAIT_MS = 50;
+    /** How often a stalled delivery looks whether it was unstalled or broken. */
+    private static final long STALL_LOOK_NS = 1_000_000L;
 
     private final ServerConfig config;
     private final SocketChannel channel;
@@ -42,6 +45,8 @@ final class FakeServerTransport implements ServerTransport {
     private int nextSlot;
     private int requestLength;
     private volatile boolean closing;
+    /** Whether this connection's client takes nothing; {@code null} until its first send. */
+    private Boolean stalled;
 
     FakeServerTransport(ServerConfig config, SocketChannel channel, StagingPool pool) {
         this.config = config;
@@ -52,6 +57,12 @@ final class FakeServerTransport implements ServerTransport {
     @Override
     public int kind() {
         return TransportKind.IN_PROCESS;
+    }
+
+    @Override
+    public long receiveBytes(Bootstrap.Endpoint hello) {
+        Limits limits = hello.limits();
+        return limits.maxInFlight() * MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges());
     }
 
     @Override
@@ -161,7 +172,24 @@ final class FakeServerTransport implements ServerTransport {
         }
     }
 
+    /**
+     * On a connection whose client takes nothing ({@link FakeFaults#stallDeliveries}), waits until
+     * the connection is broken; decided at the connection's first send.
+     */
+    private void awaitDelivery() throws IOException {
+        if (stalled == null) {
+            stalled = link.faults.takeStalledDeliveries();
+        }
+        while (stalled) {
+            if (closing) {
+                throw new IOException("the connection was broken while its client took nothing");
+            }
+            LockSupport.parkNanos(STALL_LOOK_NS);
+        }
+    }
+
     private void write(long stagingOffset, long from, long to, RangeCursor ranges) throws IOException {
+        awaitDelivery();
         if (link.faults.takeBreakBeforePiece()) {
             link.breakServer();
             throw new IOException("the connection broke in the middle of a response: injected by "
@@ -194,6 +222,7 @@ final class FakeServerTransport implements ServerTransport {
                 .handlerStatus(handlerStatus)
                 .responseLength(responseLength);
         link.faults.corrupt(out);
+        awaitDelivery();
         if (link.faults.takeDrop()) {
             return;
         }

@@ -531,15 +531,17 @@ class AdmissionEngineTest {
 
     /**
      * At the connection cap, a connection that sent no request for the bootstrap timeout gives its
-     * place to a new client; within that grace, or once it asked, it keeps it.
+     * place to a new client whose source holds two fewer; within that grace, once it asked, or to
+     * a source holding as many, it keeps it.
      */
     @Test
     void anUnusedConnectionGivesItsPlaceToANewClientAfterTheGrace() {
-        OflServer server = serve(b -> b.maxConnections(2).bootstrapTimeout(Duration.ofSeconds(10)));
+        OflServer server = serve(b -> b.maxConnections(3).bootstrapTimeout(Duration.ofSeconds(10)));
         OflClient asking = connect(server, address(2));
         assertEcho(asking, 1);
         OflClient unused = connect(server, address(3));
-        assertEquals(2, server.connectionCount());
+        OflClient alsoUnused = connect(server, address(3));
+        assertEquals(3, server.connectionCount());
 
         OflRefusedException early = assertThrows(OflRefusedException.class, () -> connect(server, address(4)));
         assertEquals(RefusalCode.SERVER_BUSY, early.code(), "within the grace period the cap holds");
@@ -547,16 +549,19 @@ class AdmissionEngineTest {
         offsetNs.addAndGet(TimeUnit.SECONDS.toNanos(11));
         OflClient fresh = connect(server, address(4));
         assertEcho(fresh, 2);
-        awaitTrue(unused::isBroken, () -> "the unused connection was not closed");
+        awaitTrue(unused::isBroken, () -> "the oldest unused connection was not closed");
+        assertFalse(alsoUnused.isBroken(), "one gave way, not both");
         assertEcho(asking, 3);
         // The newcomer held its place at once; the one that gave way returns its own as its connection ends.
-        awaitTrue(() -> server.connectionCount() == 2, () -> "connections: " + server.connectionCount());
+        awaitTrue(() -> server.connectionCount() == 3, () -> "connections: " + server.connectionCount());
 
         offsetNs.addAndGet(TimeUnit.SECONDS.toNanos(11));
         OflRefusedException full = assertThrows(OflRefusedException.class, () -> connect(server, address(5)));
-        assertEquals(RefusalCode.SERVER_BUSY, full.code(), "every connection asked: nobody gives way");
+        assertEquals(RefusalCode.SERVER_BUSY, full.code(),
+                "each source holds one: the unused one does not give way to a source that would then hold as many");
         assertFalse(asking.isBroken());
         assertFalse(fresh.isBroken());
+        assertFalse(alsoUnused.isBroken());
     }
 
     /**

@@ -27,8 +27,18 @@ class ForwardingServerTransport implements ServerTransport {
     }
 
     @Override
+    public long receiveBytes(Bootstrap.Endpoint hello) {
+        return fake.receiveBytes(hello);
+    }
+
+    @Override
     public Bootstrap.Endpoint accept(Bootstrap.Endpoint hello) {
         return fake.accept(hello);
+    }
+
+    @Override
+    public boolean reclaimStaging(long deadlineNs) throws IOException {
+        return fake.reclaimStaging(deadlineNs);
     }
 
     @Override

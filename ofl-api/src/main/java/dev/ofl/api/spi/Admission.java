@@ -284,7 +284,7 @@ final class Admission implements Runnable {
         }
         int taken = pendingPlaces.tryAcquire(source, config.maxPendingPerAddress(), config.maxPendingHandshakes());
         if (taken == SourceCounts.SOURCE_FULL) {
-            Peer oldest = oldestPendingFrom(source);
+            Peer oldest = evictable(source);
             if (oldest != null) {
                 refuse(oldest, RefusalCode.SERVER_BUSY, config.maxPendingPerAddress() + " handshakes from "
                         + SourceCounts.describe(source) + " are pending, the most this server allows from one "
@@ -292,8 +292,8 @@ final class Admission implements Runnable {
                 taken = pendingPlaces.tryAcquire(source, config.maxPendingPerAddress(), config.maxPendingHandshakes());
             }
         }
-        if (taken == SourceCounts.ALL_FULL && !pending.isEmpty()) {
-            Peer oldest = pending.getFirst();
+        Peer oldest;
+        if (taken == SourceCounts.ALL_FULL && (oldest = evictable(null)) != null) {
             refuse(oldest, RefusalCode.SERVER_BUSY, config.maxPendingHandshakes() + " handshakes are pending, "
                     + "the most this server allows; this one was the oldest and had not finished its handshake");
             taken = pendingPlaces.tryAcquire(source, config.maxPendingPerAddress(), config.maxPendingHandshakes());
@@ -320,15 +320,31 @@ final class Admission implements Runnable {
         pending.add(peer);
     }
 
-    /** The oldest handshake from the source of {@code address} still in the listener's hands, or {@code null}. */
-    private Peer oldestPendingFrom(InetAddress address) {
-        InetAddress group = SourceCounts.group(address);
-        for (Peer peer : pending) {
-            if (SourceCounts.group(peer.source).equals(group)) {
-                return peer;
+    /**
+     * The handshake to refuse to make room: the oldest still in the listener's hands, from the
+     * source of {@code address} or, with {@code null}, from any. Each candidate first has what it
+     * sent read: one whose HELLO or proof is already in its socket (an honest client's, which
+     * sends at once, but whose bytes the listener has not read yet) moves on instead of being
+     * refused, so sockets opened after it cannot push it out.
+     */
+    private Peer evictable(InetAddress address) {
+        InetAddress group = address == null ? null : SourceCounts.group(address);
+        while (true) {
+            Peer oldest = null;
+            for (Peer peer : pending) {
+                if (group == null || SourceCounts.group(peer.source).equals(group)) {
+                    oldest = peer;
+                    break;
+                }
+            }
+            if (oldest == null) {
+                return null;
+            }
+            readHandshake(oldest);
+            if (pending.contains(oldest)) {
+                return oldest;
             }
         }
-        return null;
     }
 
     private void readHandshake(Peer peer) {

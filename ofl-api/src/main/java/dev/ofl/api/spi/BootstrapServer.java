@@ -27,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -54,6 +55,21 @@ public final class BootstrapServer implements OflServer {
     private static final int SOCKET_BUFFER_BYTES = 4 << 20;
     /** The longest between two looks for idle connections. */
     private static final long IDLE_SWEEP_NS = 1_000_000_000L;
+    /**
+     * How long a HELLO decided on at the total cap, with no connection to give way, waits for a
+     * place given back before it is refused: connections that come and go at once (a reconnect
+     * storm) free their places within milliseconds.
+     */
+    private static final long ROOM_WAIT_NS = 250_000_000L;
+    /**
+     * Receive memory of each connection that the receive budget does not count: an ofl client's
+     * connection commits tens of kilobytes (TCP 12 KiB; RDMA with payload read about 52 KB), so
+     * only connections whose limits make the server register whole-request receive slots meet the
+     * budget, and filling it keeps out only more of those.
+     */
+    public static final long UNCOUNTED_RECEIVE_BYTES = 1 << 20;
+    /** Between two looks for stalled transfers: a send timeout is kept to within this. */
+    static final long STALL_CHECK_NS = 50_000_000L;
 
     /** One socket's life once its HELLO arrived: the decision, then, if accepted, the connection. */
     interface Connection extends ConnectionCaps.Holder {
@@ -83,6 +99,19 @@ public final class BootstrapServer implements OflServer {
          */
         void closeIfIdleFor(long nowNs, long idleTimeoutNs);
 
+        /**
+         * Breaks the connection if it has waited on its peer mid-transfer (a response going out,
+         * the rest of a request coming in) for the send timeout, or a response of it has for
+         * {@code pressedNs} while other responses wait for staging. Called only by the listener's
+         * thread, about every {@link #STALL_CHECK_NS}.
+         *
+         * @param nowNs the server clock's time
+         * @param sendTimeoutNs the send timeout
+         * @param pressedNs the bound on a stalled response while staging is scarce; at most
+         *     {@code sendTimeoutNs}
+         */
+        void closeIfStalled(long nowNs, long sendTimeoutNs, long pressedNs);
+
         /** Closes the connection at once. */
         void forceClose();
     }
@@ -105,6 +134,8 @@ public final class BootstrapServer implements OflServer {
     /** Places in the connection caps, taken by accepted HELLOs. */
     private final ConnectionCaps caps;
     private final AtomicLong connectionIds = new AtomicLong();
+    /** Receive memory of the accepted connections, against {@link ServerConfig#receiveBudgetBytes()}. */
+    private final AtomicLong receiveCommitted = new AtomicLong();
     private final ServerCounters counters = new ServerCounters();
     private final PeerAuthentication authentication;
     /** Clients that proved a key and were admitted, until their WELCOME is sent or they are refused. */
@@ -113,7 +144,12 @@ public final class BootstrapServer implements OflServer {
     /** The config's timeouts, converted once (saturated: a Duration may exceed 292 years). */
     private final long idleTimeoutNs;
     private final long bootstrapTimeoutNs;
+    private final long sendTimeoutNs;
+    private final long stagingTimeoutNs;
+    /** Responses waiting for staging now: while any does, stalled responses are broken sooner. */
+    private final AtomicInteger stagingWaiters = new AtomicInteger();
     private long nextIdleSweepNs;
+    private long nextStallCheckNs;
     private volatile boolean closing;
     /** Opened when {@link #close()} returns, for {@link #awaitTermination}. */
     private final CountDownLatch terminated = new CountDownLatch(1);
@@ -133,6 +169,8 @@ public final class BootstrapServer implements OflServer {
         this.repeated = new RepeatedLog(LOG, config.clock());
         this.idleTimeoutNs = TimeUnit.NANOSECONDS.convert(config.idleTimeout());
         this.bootstrapTimeoutNs = TimeUnit.NANOSECONDS.convert(config.bootstrapTimeout());
+        this.sendTimeoutNs = TimeUnit.NANOSECONDS.convert(config.sendTimeout());
+        this.stagingTimeoutNs = TimeUnit.NANOSECONDS.convert(config.stagingTimeout());
         this.nextIdleSweepNs = config.clock().nanoTime();
         // A connection that sent no request for the bootstrap timeout may give way (3.4.1).
         this.caps = new ConnectionCaps(config.maxConnections(), config.maxConnectionsPerAddress(), bootstrapTimeoutNs,
@@ -263,11 +301,21 @@ public final class BootstrapServer implements OflServer {
     }
 
     /**
-     * The listener's periodic work: closes connections idle for the idle timeout.
+     * The listener's periodic work: breaks connections whose transfer stalled for the send
+     * timeout, and closes connections idle for the idle timeout.
      *
      * @param nowNs the server clock's time
      */
     void tick(long nowNs) {
+        if (nowNs - nextStallCheckNs >= 0) {
+            nextStallCheckNs = nowNs + STALL_CHECK_NS;
+            // While responses wait for staging, one whose client stopped reading gives its staging
+            // back sooner: within half the staging timeout, so that the waiters get theirs in time.
+            long pressedNs = stagingWaiters.get() > 0 ? Math.min(sendTimeoutNs, stagingTimeoutNs / 2) : sendTimeoutNs;
+            for (Connection connection : running.keySet()) {
+                connection.closeIfStalled(nowNs, sendTimeoutNs, pressedNs);
+            }
+        }
         if (nowNs - nextIdleSweepNs < 0) {
             return;
         }
@@ -418,7 +466,7 @@ public final class BootstrapServer implements OflServer {
             return null;
         }
         InetAddress source = source(channel);
-        int taken = caps.acquire(source);
+        int taken = caps.acquire(source, ROOM_WAIT_NS);
         if (taken != SourceCounts.TAKEN) {
             refuse(channel, connectionId, RefusalCode.SERVER_BUSY, caps.reason(taken, source));
             return null;
@@ -507,6 +555,70 @@ public final class BootstrapServer implements OflServer {
             listenerFailure.addSuppressed(failure);
             handlerErrors.record(request, listenerFailure);
         }
+    }
+
+    /**
+     * Marks a response that waits for staging; {@link #stagingWaitEnds()} must follow.
+     */
+    void stagingWaitBegins() {
+        stagingWaiters.incrementAndGet();
+    }
+
+    /** Marks the end of a wait {@link #stagingWaitBegins()} began. */
+    void stagingWaitEnds() {
+        stagingWaiters.decrementAndGet();
+    }
+
+    /**
+     * Counts a connection's receive memory beyond {@link #UNCOUNTED_RECEIVE_BYTES} against the
+     * server's receive budget ({@link ServerConfig#receiveBudgetBytes()}), before the transport
+     * allocates it.
+     *
+     * @param bytes what the transport would commit
+     * @param limits the connection's limits, for the refusal's text
+     * @return {@code null} if counted; otherwise the refusal's reason, and nothing was counted
+     */
+    String takeReceive(long bytes, Limits limits) {
+        long counted = counted(bytes);
+        long budget = config.receiveBudgetBytes();
+        while (counted > 0) {
+            long taken = receiveCommitted.get();
+            if (counted > budget - taken) {
+                return "the server's receive memory budget of " + budget + " bytes has " + Math.max(0, budget - taken)
+                        + " left, and a connection with " + limits + " commits " + bytes + " bytes of receive memory, "
+                        + counted + " of them beyond the first " + UNCOUNTED_RECEIVE_BYTES + " (docs/PROTOCOL.md 13): "
+                        + "propose smaller limits (maxInFlight, maxRequestBytes) or the payload-read offer, or retry later";
+            }
+            if (receiveCommitted.compareAndSet(taken, taken + counted)) {
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Gives back what {@link #takeReceive} counted for the same bytes.
+     *
+     * @param bytes what was passed to {@code takeReceive}; zero does nothing
+     */
+    void giveReceive(long bytes) {
+        long counted = counted(bytes);
+        if (counted > 0) {
+            receiveCommitted.addAndGet(-counted);
+        }
+    }
+
+    private static long counted(long bytes) {
+        return Math.max(0, bytes - UNCOUNTED_RECEIVE_BYTES);
+    }
+
+    /**
+     * Receive memory the server's connections have counted against its receive budget.
+     *
+     * @return bytes
+     */
+    public long receiveCommittedBytes() {
+        return receiveCommitted.get();
     }
 
     /**

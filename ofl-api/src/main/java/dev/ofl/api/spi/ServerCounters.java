@@ -16,6 +16,7 @@ public final class ServerCounters {
     private final LongAdder protocolViolations = new LongAdder();
     private final LongAdder undeliveredResponses = new LongAdder();
     private final LongAdder busyResponses = new LongAdder();
+    private final LongAdder sendTimeouts = new LongAdder();
 
     /** Creates zeroed counters. */
     public ServerCounters() {
@@ -59,6 +60,11 @@ public final class ServerCounters {
         busyResponses.increment();
     }
 
+    /** Counts a connection broken because its response could not be sent within the send timeout. */
+    void sendTimeout() {
+        sendTimeouts.increment();
+    }
+
     /**
      * Reads the counters.
      *
@@ -67,6 +73,6 @@ public final class ServerCounters {
     public ServerStatistics snapshot() {
         return new ServerStatistics(connectionsAccepted.sum(), connectionsRefused.sum(), requests.sum(),
                 refusals.sum(), handlerFailures.sum(), protocolViolations.sum(), undeliveredResponses.sum(),
-                busyResponses.sum());
+                busyResponses.sum(), sendTimeouts.sum());
     }
 }

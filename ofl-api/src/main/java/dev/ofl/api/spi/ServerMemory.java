@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.LongAdder;
 public final class ServerMemory {
     /** Staging pools' memory: each pool's budget from its first response until it is closed. */
     static final LongAdder STAGING = new LongAdder();
+    /** Staging borrowed now, by responses and payload reads of every pool. */
+    static final LongAdder STAGING_IN_USE = new LongAdder();
     /** Receive buffers and slots of the connections open now. */
     private static final LongAdder RECEIVE = new LongAdder();
 
@@ -34,6 +36,16 @@ public final class ServerMemory {
      */
     public static long receiveBytes() {
         return RECEIVE.sum();
+    }
+
+    /**
+     * Staging memory borrowed now from the staging pools of this process: what responses (and RDMA
+     * payload reads) hold, which a client that stops reading keeps until its send timeout.
+     *
+     * @return bytes
+     */
+    public static long stagingInUseBytes() {
+        return STAGING_IN_USE.sum();
     }
 
     /**

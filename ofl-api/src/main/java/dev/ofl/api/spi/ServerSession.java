@@ -21,6 +21,7 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +48,8 @@ final class ServerSession implements BootstrapServer.Connection {
     private final Handshake handshake;
     private Bootstrap.Endpoint hello;
     private boolean admitted;
+    /** Receive memory this connection counts against the server's receive budget. */
+    private long receiveTaken;
     /**
      * Set once the WELCOME was sent: only then does the idle timeout apply, and until then draining
      * leaves the socket to the bootstrap.
@@ -60,6 +63,19 @@ final class ServerSession implements BootstrapServer.Connection {
     private volatile boolean closedForIdleness;
     /** Set by the one newcomer this connection gave way to. */
     private final AtomicBoolean gaveWay = new AtomicBoolean();
+    /**
+     * Odd while the connection waits on its peer mid-transfer: a piece or the completion of a
+     * response going out, or the rest of a request whose header arrived coming in. Written by the
+     * connection's thread with release stores (no fence on the hot path); the listener breaks a
+     * connection whose count stays odd and unchanged for the send timeout.
+     */
+    private final AtomicLong sends = new AtomicLong();
+    /** The listener's view of {@link #sends}, and since when it has not moved. */
+    private long sendsSeen = -1;
+    private long sendsSeenSinceNs;
+    /** What the send under way is, for the listener's log line: published by the release store of {@link #sends}. */
+    private boolean sendingResponse;
+    private volatile boolean sendTimedOut;
     /** When the WELCOME was sent, on the server's clock. */
     private volatile long servingSinceNs;
     private final DrainGate drain = new DrainGate();
@@ -117,6 +133,13 @@ final class ServerSession implements BootstrapServer.Connection {
             limits = hello.limits();
             Bootstrap.Endpoint welcome;
             try {
+                long receive = transport.receiveBytes(hello);
+                String over = server.takeReceive(receive, limits);
+                if (over != null) {
+                    server.refuse(channel, id, RefusalCode.SERVER_BUSY, over);
+                    return;
+                }
+                receiveTaken = receive;
                 welcome = transport.accept(hello);
             } catch (RuntimeException | OutOfMemoryError e) {
                 // Logged by the refusal, whose repeats are counted: a peer can ask for this at will.
@@ -124,7 +147,9 @@ final class ServerSession implements BootstrapServer.Connection {
                 return;
             }
             request = new RequestView(transport.receiveSlots());
-            response = new Response(transport.staging(), transport.pieceBytes());
+            StagingPool pool = transport.staging();
+            response = new Response(pool, pool.share(Math.min(server.config().stagingShareBytes(), pool.budgetBytes())),
+                    transport.pieceBytes());
             server.welcome(channel, welcome);
             transport.start();
             servingSinceNs = server.config().clock().nanoTime();
@@ -157,6 +182,8 @@ final class ServerSession implements BootstrapServer.Connection {
         if (admitted) {
             server.release(source);
         }
+        server.giveReceive(receiveTaken);
+        receiveTaken = 0;
         server.forget(channel);
     }
 
@@ -180,9 +207,52 @@ final class ServerSession implements BootstrapServer.Connection {
         }
     }
 
+    /**
+     * Marks the start of a wait on the peer mid-transfer; the connection's thread only.
+     *
+     * @param response {@code true} for a response going out, {@code false} for a request coming in
+     */
+    private void sendBegins(boolean response) {
+        sendingResponse = response;
+        sends.setRelease(sends.getPlain() + 1);
+    }
+
+    /** Marks its end. */
+    private void sendEnds() {
+        sends.setRelease(sends.getPlain() + 1);
+    }
+
+    @Override
+    public void closeIfStalled(long nowNs, long sendTimeoutNs, long pressedNs) {
+        long now = sends.getAcquire();
+        if ((now & 1) == 0 || now != sendsSeen) {
+            sendsSeen = now;
+            sendsSeenSinceNs = nowNs;
+            return;
+        }
+        boolean response = sendingResponse;
+        long stalledNs = nowNs - sendsSeenSinceNs;
+        boolean pressed = response && stalledNs >= pressedNs;
+        if ((stalledNs >= sendTimeoutNs || pressed) && !sendTimedOut) {
+            sendTimedOut = true;
+            server.counters().sendTimeout();
+            server.warnRepeated("send timeout", "closing connection " + id + " from " + peer + ": "
+                    + (response ? "its response" : "the rest of its request") + " made no progress for "
+                    + stalledNs / 1_000_000 + " ms (" + (stalledNs >= sendTimeoutNs ? "send timeout "
+                    + sendTimeoutNs / 1_000_000 + " ms" : "other responses waited for the staging it holds")
+                    + "): the client stopped " + (response ? "reading" : "sending") + ", or is stopped");
+            forceClose();
+        }
+    }
+
     @Override
     public InetAddress source() {
         return source;
+    }
+
+    @Override
+    public boolean settled() {
+        return serving;
     }
 
     @Override
@@ -210,7 +280,10 @@ final class ServerSession implements BootstrapServer.Connection {
             // cause, repeats counted (docs/OPERATIONS.md 4.1).
             server.infoRepeated("connection ended before its WELCOME", "connection " + id + " from " + peer
                     + " ended before its WELCOME: " + e);
-        } else if (closedForIdleness) {
+        } else if (closedForIdleness || sendTimedOut) {
+            if (sendTimedOut && (delivering || transport.delivering())) {
+                server.counters().undeliveredResponse();
+            }
             LOG.debug("connection {} from {} closed for idleness: {}", id, peer, e.toString());
         } else if ((delivering || transport.delivering()) && !server.closing()) {
             server.counters().undeliveredResponse();
@@ -229,7 +302,12 @@ final class ServerSession implements BootstrapServer.Connection {
             sequence++;
         }
         // Closing: the last response may still be on its way (RDMA); let it land first.
-        transport.flush();
+        sendBegins(true);
+        try {
+            transport.flush();
+        } finally {
+            sendEnds();
+        }
     }
 
     /**
@@ -247,7 +325,15 @@ final class ServerSession implements BootstrapServer.Connection {
         long length = MessageChecks.checkRequest(header, limits, sequence);
         // False: the transport had no memory for the request within the staging timeout. It is
         // then answered BUSY like a response without staging, its ranges neither read nor written.
-        boolean whole = transport.completeRequest(slot, length);
+        boolean whole;
+        // The rest of a request whose header arrived is bounded like a send: a peer that stops
+        // half-way holds its receive memory no longer than the send timeout.
+        sendBegins(false);
+        try {
+            whole = transport.completeRequest(slot, length);
+        } finally {
+            sendEnds();
+        }
         long capacity = 0;
         ranges.clear();
         if (whole) {
@@ -327,6 +413,9 @@ final class ServerSession implements BootstrapServer.Connection {
     private final class Response implements OflResponse {
         private static final MemorySegment EMPTY = MemorySegment.ofArray(new byte[0]);
         private final StagingPool pool;
+        /** The most of the pool this connection may hold at once (ServerConfig.stagingShareBytes). */
+        private final StagingPool.Share share;
+        private final boolean zero = server.config().zeroStaging();
         private final int pieceBytes;
         /** ServerConfig.stagingTimeout, converted once (saturated: a Duration may exceed 292 years). */
         private final long stagingTimeoutNs = TimeUnit.NANOSECONDS.convert(server.config().stagingTimeout());
@@ -346,8 +435,9 @@ final class ServerSession implements BootstrapServer.Connection {
         private long committed;
         private long flushed;
 
-        Response(StagingPool pool, int pieceBytes) {
+        Response(StagingPool pool, StagingPool.Share share, int pieceBytes) {
             this.pool = pool;
+            this.share = share;
             this.pieceBytes = pieceBytes;
         }
 
@@ -370,8 +460,14 @@ final class ServerSession implements BootstrapServer.Connection {
             long bytes = StagingPool.blocksFor(responseCapacity) * StagingPool.BLOCK_BYTES;
             long at;
             try {
-                at = pool.reserve(bytes, base, stagingTimeoutNs);
-            } catch (OflException | IllegalStateException e) {
+                at = pool.tryReserve(bytes, base, share);
+                if (at == StagingPool.NO_EXTENT) {
+                    at = reserveWhenReturned(bytes);
+                }
+            } catch (IOException e) {
+                throw new OflConnectionException("waiting for this connection's earlier responses to be delivered "
+                        + "failed: " + e.getMessage(), e);
+            } catch (OflException | IllegalArgumentException | IllegalStateException e) {
                 LOG.warn("connection {} from {}: request {} answered BUSY: {}", id, peer, requestSequence,
                         e.getMessage());
                 return false;
@@ -388,7 +484,32 @@ final class ServerSession implements BootstrapServer.Connection {
                 viewBase = at;
                 viewBytes = bytes;
             }
+            if (zero) {
+                view.fill((byte) 0);
+            }
             return true;
+        }
+
+        /**
+         * Waits for staging, up to the staging timeout: first for blocks this connection's own
+         * earlier responses still hold (their writes complete only as this thread sees them), then
+         * for any returned to the pool.
+         */
+        private long reserveWhenReturned(long bytes) throws IOException {
+            long deadlineNs = server.config().clock().nanoTime() + stagingTimeoutNs;
+            while (transport.reclaimStaging(deadlineNs)) {
+                long at = pool.tryReserve(bytes, base, share);
+                if (at != StagingPool.NO_EXTENT) {
+                    return at;
+                }
+            }
+            long leftNs = deadlineNs - server.config().clock().nanoTime();
+            server.stagingWaitBegins();
+            try {
+                return pool.reserve(bytes, base, Math.max(0, leftNs), share);
+            } finally {
+                server.stagingWaitEnds();
+            }
         }
 
         /** Returns what was not handed to the transport; only once the transport closed cleanly. */
@@ -439,9 +560,14 @@ final class ServerSession implements BootstrapServer.Connection {
             long releaseFrom = handed;
             // Handed over before the call: the transport owns these blocks even if it throws.
             handed = extentBytes;
-            transport.sendEnd(sequence, Math.max(base, 0), flushed, committed, wireStatus,
-                    wireStatus == WireStatus.REFUSED ? handlerStatus : 0,
-                    wireStatus == WireStatus.OK ? committed : 0, ranges, base + releaseFrom, extentBytes - releaseFrom);
+            sendBegins(true);
+            try {
+                transport.sendEnd(sequence, Math.max(base, 0), flushed, committed, wireStatus,
+                        wireStatus == WireStatus.REFUSED ? handlerStatus : 0, wireStatus == WireStatus.OK ? committed : 0,
+                        ranges, base + releaseFrom, extentBytes - releaseFrom);
+            } finally {
+                sendEnds();
+            }
             flushed = committed;
         }
 
@@ -471,6 +597,7 @@ final class ServerSession implements BootstrapServer.Connection {
                 long releaseFrom = handed;
                 // Blocks wholly before the end of this piece: the handler writes only after it.
                 handed = StagingPool.blockFloor(committed);
+                sendBegins(true);
                 try {
                     transport.sendPiece(sequence, base, flushed, committed, ranges, base + releaseFrom,
                             handed - releaseFrom);
@@ -480,6 +607,8 @@ final class ServerSession implements BootstrapServer.Connection {
                 } catch (OflConnectionException e) {
                     transportFailed = true;
                     throw e;
+                } finally {
+                    sendEnds();
                 }
                 flushed = committed;
             }

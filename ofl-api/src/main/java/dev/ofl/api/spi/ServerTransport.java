@@ -77,6 +77,15 @@ public interface ServerTransport {
     }
 
     /**
+     * The receive memory {@link #accept} would commit for a HELLO (buffers, receive slots, ring
+     * headers), counted against the server's receive budget before anything is allocated.
+     *
+     * @param hello the HELLO about to be accepted
+     * @return bytes
+     */
+    long receiveBytes(Bootstrap.Endpoint hello);
+
+    /**
      * Sets up the connection for an accepted HELLO: receive memory, queue pair; no staging.
      *
      * @param hello the accepted HELLO, whose limits are the negotiated ones
@@ -189,6 +198,22 @@ public interface ServerTransport {
      */
     void sendEnd(long sequence, long stagingOffset, long from, long to, int wireStatus, int handlerStatus,
             long responseLength, RangeCursor ranges, long releaseOffset, long releaseBytes) throws IOException;
+
+    /**
+     * Waits until this connection gives back some of the staging its earlier responses still hold,
+     * when a response finds no staging free: blocks whose writes complete only as the
+     * connection's own thread sees them (RDMA) would otherwise stay held while the thread waits for
+     * others to return some. Bounded like any delivery (by the deadline, or sooner).
+     *
+     * @param deadlineNs on the server's clock: when the response stops waiting
+     * @return {@code true} if it gave some back (the caller tries again), {@code false} if it holds
+     *     none that it could give back by waiting (a transport whose sends return their blocks
+     *     before they return never does)
+     * @throws IOException if a delivery failed
+     */
+    default boolean reclaimStaging(long deadlineNs) throws IOException {
+        return false;
+    }
 
     /**
      * Whether a response already handed over may still fail to reach the client (RDMA: a posted

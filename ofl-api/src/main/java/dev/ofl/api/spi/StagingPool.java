@@ -21,6 +21,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * a connection whose responses keep their size gets the same extent back and its segment view can
  * be reused. Blocks are returned in any order and in any sub-range of an extent.
  *
+ * <p>A borrower may hold a {@link Share}: the most it may hold at once, so that one connection
+ * (a client that stops reading, or pipelines more than the pool holds) cannot take the whole pool.
+ * Each block remembers the share that borrowed it, so blocks returned in any order, by whichever
+ * thread, go back to the right account.
+ *
  * <p>Thread-safe. {@link #tryReserve}, {@link #reserve} and {@link #release} allocate nothing
  * unless {@code reserve} has to wait.
  */
@@ -77,10 +82,34 @@ public final class StagingPool implements AutoCloseable {
         }
     }
 
+    /**
+     * One borrower's account: what it holds now and the most it may hold. Made by
+     * {@link #share(long)}; its counts are guarded by the pool's lock.
+     */
+    public static final class Share {
+        private final long limitBytes;
+        private long heldBytes;
+
+        private Share(long limitBytes) {
+            this.limitBytes = limitBytes;
+        }
+
+        /**
+         * The most this borrower may hold at once.
+         *
+         * @return bytes, a multiple of {@link #BLOCK_BYTES}
+         */
+        public long limitBytes() {
+            return limitBytes;
+        }
+    }
+
     private final long budgetBytes;
     private final int blocks;
     /** One bit per block, set while the block is borrowed. */
     private final long[] used;
+    /** The share each borrowed block counts against, or {@code null}: 0.1% of the budget in references. */
+    private final Share[] owners;
     private final Memory source;
     private final NanoClock clock;
     private final ReentrantLock lock = new ReentrantLock();
@@ -112,6 +141,7 @@ public final class StagingPool implements AutoCloseable {
         this.blocks = (int) n;
         this.budgetBytes = n * BLOCK_BYTES;
         this.used = new long[(blocks + 63) >>> 6];
+        this.owners = new Share[blocks];
         this.source = source;
         this.clock = clock;
     }
@@ -152,13 +182,31 @@ public final class StagingPool implements AutoCloseable {
      * @throws IllegalStateException if the pool was closed
      */
     public long reserve(long bytes, long preferredOffset, long timeoutNs) {
-        int n = blocksWithin(bytes);
+        return reserve(bytes, preferredOffset, timeoutNs, null);
+    }
+
+    /**
+     * Borrows a contiguous extent against a share, as {@link #reserve(long, long, long)} does: an
+     * extent that would take the share past its limit is waited for like one that is not free.
+     *
+     * @param bytes the extent's size, rounded up to whole blocks; at least 1 and at most the budget
+     * @param preferredOffset an offset to try first (the caller's previous extent), or a negative value
+     * @param timeoutNs how long to wait on the pool's clock, zero or more; zero does not wait
+     * @param share the borrower's account, or {@code null} for none
+     * @return the extent's offset, or {@link #NO_EXTENT} (see {@link #reserve(long, long, long)})
+     * @throws IllegalArgumentException if {@code bytes} is not positive or exceeds the budget or
+     *     the share's limit, or {@code timeoutNs} is negative
+     * @throws OflException if the pool's memory could not be allocated, naming the budget and the fix
+     * @throws IllegalStateException if the pool was closed
+     */
+    public long reserve(long bytes, long preferredOffset, long timeoutNs, Share share) {
+        int n = blocksWithin(bytes, share);
         if (timeoutNs < 0) {
             throw new IllegalArgumentException("a staging timeout must be zero or more, was " + timeoutNs + " ns");
         }
         lock.lock();
         try {
-            long at = take(n, preferredOffset);
+            long at = take(n, preferredOffset, share);
             if (at != NO_EXTENT) {
                 return at;
             }
@@ -182,7 +230,7 @@ public final class StagingPool implements AutoCloseable {
                     timeouts++;
                     return NO_EXTENT;
                 }
-                at = take(n, preferredOffset);
+                at = take(n, preferredOffset, share);
                 if (at != NO_EXTENT) {
                     return at;
                 }
@@ -206,27 +254,86 @@ public final class StagingPool implements AutoCloseable {
      * @throws IllegalStateException if the pool was closed
      */
     public long tryReserve(long bytes, long preferredOffset) {
-        int n = blocksWithin(bytes);
+        return tryReserve(bytes, preferredOffset, null);
+    }
+
+    /**
+     * Borrows a contiguous extent against a share if one is free now and the share has room, as
+     * {@link #tryReserve(long, long)} does.
+     *
+     * @param bytes the extent's size, rounded up to whole blocks; at least 1 and at most the budget
+     * @param preferredOffset an offset to try first (the caller's previous extent), or a negative value
+     * @param share the borrower's account, or {@code null} for none
+     * @return the extent's offset, or {@link #NO_EXTENT}
+     * @throws IllegalArgumentException if {@code bytes} is not positive or exceeds the budget or
+     *     the share's limit
+     * @throws OflException if the pool's memory could not be allocated, naming the budget and the fix
+     * @throws IllegalStateException if the pool was closed
+     */
+    public long tryReserve(long bytes, long preferredOffset, Share share) {
+        int n = blocksWithin(bytes, share);
         lock.lock();
         try {
-            return take(n, preferredOffset);
+            return take(n, preferredOffset, share);
         } finally {
             lock.unlock();
         }
     }
 
-    private int blocksWithin(long bytes) {
+    /**
+     * A new account for one borrower.
+     *
+     * @param limitBytes the most it may hold at once, rounded up to whole blocks; at least one
+     *     block and at most the budget
+     * @return the share, holding nothing
+     * @throws IllegalArgumentException if the limit is not positive or exceeds the budget
+     */
+    public Share share(long limitBytes) {
+        if (limitBytes < 1 || limitBytes > budgetBytes) {
+            throw new IllegalArgumentException("a staging share of " + limitBytes + " bytes is not within the budget "
+                    + "of " + budgetBytes + " bytes");
+        }
+        return new Share(blocksFor(limitBytes) * BLOCK_BYTES);
+    }
+
+    /**
+     * What a share holds now.
+     *
+     * @param share an account of this pool
+     * @return bytes, a multiple of {@link #BLOCK_BYTES}
+     */
+    public long heldBytes(Share share) {
+        lock.lock();
+        try {
+            return share.heldBytes;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private int blocksWithin(long bytes, Share share) {
         if (bytes < 1 || bytes > budgetBytes) {
             throw new IllegalArgumentException("a staging extent of " + bytes + " bytes does not fit the budget of "
                     + budgetBytes + " bytes");
         }
+        if (share != null && bytes > share.limitBytes) {
+            throw new IllegalArgumentException("a staging extent of " + bytes + " bytes exceeds the share of "
+                    + share.limitBytes + " bytes one connection may hold");
+        }
         return (int) blocksFor(bytes);
     }
 
-    /** Marks {@code n} free blocks borrowed, the preferred ones if free; the lock is held. */
-    private long take(int n, long preferredOffset) {
+    /**
+     * Marks {@code n} free blocks borrowed, the preferred ones if free, if the share has room for
+     * them; the lock is held.
+     */
+    private long take(int n, long preferredOffset, Share share) {
         if (closed) {
             throw new IllegalStateException("the staging pool is closed");
+        }
+        long bytes = (long) n * BLOCK_BYTES;
+        if (share != null && share.heldBytes + bytes > share.limitBytes) {
+            return NO_EXTENT;
         }
         int start = find(n, preferredOffset < 0 ? -1 : (int) (preferredOffset / BLOCK_BYTES));
         if (start < 0) {
@@ -236,7 +343,14 @@ public final class StagingPool implements AutoCloseable {
         if (memory == null) {
             allocateOrUndo(start, n);
         }
-        inUseBytes += (long) n * BLOCK_BYTES;
+        if (share != null) {
+            share.heldBytes += bytes;
+            for (int b = start; b < start + n; b++) {
+                owners[b] = share;
+            }
+        }
+        inUseBytes += bytes;
+        ServerMemory.STAGING_IN_USE.add(bytes);
         highWaterBytes = Math.max(highWaterBytes, inUseBytes);
         return (long) start * BLOCK_BYTES;
     }
@@ -286,7 +400,15 @@ public final class StagingPool implements AutoCloseable {
                 }
             }
             mark(start, n, false);
+            for (int b = start; b < start + n; b++) {
+                Share owner = owners[b];
+                if (owner != null) {
+                    owner.heldBytes -= BLOCK_BYTES;
+                    owners[b] = null;
+                }
+            }
             inUseBytes -= bytes;
+            ServerMemory.STAGING_IN_USE.add(-bytes);
             released.signalAll();
         } finally {
             lock.unlock();

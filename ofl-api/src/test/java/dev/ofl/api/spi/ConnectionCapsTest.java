@@ -10,6 +10,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -46,6 +47,11 @@ class ConnectionCapsTest {
         }
 
         @Override
+        public boolean settled() {
+            return true;
+        }
+
+        @Override
         public long unusedSince(long nowNs, long graceNs) {
             return !used && !gaveWay && nowNs - sinceNs >= graceNs ? sinceNs : Long.MAX_VALUE;
         }
@@ -75,7 +81,7 @@ class ConnectionCapsTest {
 
     /** Admits a connection from a source, as serving since {@code sinceNs}. */
     private FakeHolder admit(ConnectionCaps caps, String source, long sinceNs) {
-        assertEquals(SourceCounts.TAKEN, caps.acquire(ip(source)), "a place for " + source);
+        assertEquals(SourceCounts.TAKEN, caps.acquire(ip(source), 0), "a place for " + source);
         FakeHolder holder = new FakeHolder(caps, ip(source), sinceNs);
         holders.add(holder);
         return holder;
@@ -112,10 +118,10 @@ class ConnectionCapsTest {
         ConnectionCaps caps = caps(10, 1);
         FakeHolder young = admit(caps, "10.0.0.1", now.get() - GRACE_NS + 1);
         assertEquals("the server is at its cap of 1 connections from 10.0.0.1", caps.busyReason(ip("10.0.0.1")));
-        assertEquals(SourceCounts.SOURCE_FULL, caps.acquire(ip("10.0.0.1")));
+        assertEquals(SourceCounts.SOURCE_FULL, caps.acquire(ip("10.0.0.1"), 0));
         assertFalse(young.gaveWay);
         now.addAndGet(1);
-        assertEquals(SourceCounts.TAKEN, caps.acquire(ip("10.0.0.1")), "past the grace it may give way");
+        assertEquals(SourceCounts.TAKEN, caps.acquire(ip("10.0.0.1"), 0), "past the grace it may give way");
         assertTrue(young.gaveWay);
     }
 
@@ -128,13 +134,47 @@ class ConnectionCapsTest {
         FakeHolder b2 = admit(caps, "10.0.0.2", 2);
         // 10.0.0.1 and 10.0.0.2 hold two each: neither may push the other out.
         assertEquals("the server is at its cap of 4 connections", caps.busyReason(ip("10.0.0.1")));
-        assertEquals(SourceCounts.ALL_FULL, caps.acquire(ip("10.0.0.2")));
+        assertEquals(SourceCounts.ALL_FULL, caps.acquire(ip("10.0.0.2"), 0));
         assertFalse(a1.gaveWay || a2.gaveWay || b1.gaveWay || b2.gaveWay, "equal sources churned");
         // A new source holds none: the oldest unused of a source holding the most gives way.
         assertNull(caps.busyReason(ip("10.0.0.3")));
         admit(caps, "10.0.0.3", 9_000);
         assertTrue(a1.gaveWay || b1.gaveWay, "the oldest of the two richest sources gave way");
         assertFalse(a2.gaveWay || b2.gaveWay);
+    }
+
+    @Test
+    void aSourceTakesAPlaceOnlyFromOneHoldingTwoMore() {
+        ConnectionCaps caps = caps(5, 5);
+        admit(caps, "10.0.0.1", 0);
+        admit(caps, "10.0.0.1", 1);
+        FakeHolder third = admit(caps, "10.0.0.2", 0);
+        admit(caps, "10.0.0.2", 1);
+        admit(caps, "10.0.0.2", 2);
+        assertEquals(SourceCounts.ALL_FULL, caps.acquire(ip("10.0.0.1"), 0),
+                "two against three: the move would only swap who holds more, so nothing gives way");
+        assertEquals(SourceCounts.TAKEN, caps.acquire(ip("10.0.0.3"), 0), "none against three");
+        assertTrue(third.gaveWay);
+    }
+
+    @Test
+    void atTheTotalCapANewcomerWaitsForAPlaceGivenBack() throws Exception {
+        ConnectionCaps caps = caps(1, 1);
+        FakeHolder busy = admit(caps, "10.0.0.1", 0);
+        busy.used = true;
+        Thread leaving = Thread.ofPlatform().start(() -> {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                return;
+            }
+            holders.remove(busy);
+            caps.release(busy.source);
+        });
+        assertEquals(SourceCounts.TAKEN, caps.acquire(ip("10.0.0.2"), TimeUnit.MINUTES.toNanos(1)),
+                "the place given back is taken");
+        leaving.join();
+        assertEquals(1, caps.total());
     }
 
     @Test
@@ -156,7 +196,7 @@ class ConnectionCapsTest {
         admit(caps, "10.0.0.1", 0).used = true;
         admit(caps, "10.0.0.1", 0).used = true;
         assertNotNull(caps.busyReason(ip("10.0.0.9")));
-        assertEquals(SourceCounts.ALL_FULL, caps.acquire(ip("10.0.0.9")));
+        assertEquals(SourceCounts.ALL_FULL, caps.acquire(ip("10.0.0.9"), 0));
         assertEquals(2, caps.total());
     }
 
@@ -165,9 +205,9 @@ class ConnectionCapsTest {
         ConnectionCaps caps = caps(1, 1);
         FakeHolder holder = new FakeHolder(caps, ip("10.0.0.1"), 0);
         holder.wonByAnother = true;
-        assertEquals(SourceCounts.TAKEN, caps.acquire(ip("10.0.0.1")));
+        assertEquals(SourceCounts.TAKEN, caps.acquire(ip("10.0.0.1"), 0));
         holders.add(holder);
-        assertEquals(SourceCounts.SOURCE_FULL, caps.acquire(ip("10.0.0.1")));
+        assertEquals(SourceCounts.SOURCE_FULL, caps.acquire(ip("10.0.0.1"), 0));
         assertEquals(1, caps.total(), "no place was taken on the strength of a connection that gave way to another");
     }
 }

@@ -460,4 +460,48 @@ class StagingPoolTest {
                 "the memory was freed");
         memory.free();
     }
+
+    @Test
+    void aShareCapsWhatOneBorrowerHoldsWhileOthersStillBorrow() {
+        StagingPool pool = pool(8, new CountingMemory(), STOPPED);
+        StagingPool.Share share = pool.share(3L * BLOCK_BYTES);
+        long first = pool.reserve(2L * BLOCK_BYTES, -1, 0, share);
+        assertEquals(StagingPool.NO_EXTENT, pool.reserve(2L * BLOCK_BYTES, -1, 0, share),
+                "two more blocks would take the share past its three");
+        assertEquals(StagingPool.NO_EXTENT, pool.tryReserve(2L * BLOCK_BYTES, -1, share));
+        assertEquals(2L * BLOCK_BYTES, pool.heldBytes(share));
+        long other = pool.reserve(5L * BLOCK_BYTES, -1, 0, pool.share(8L * BLOCK_BYTES));
+        assertTrue(other >= 0, "another share borrows the rest of the pool");
+        pool.release(first + BLOCK_BYTES, BLOCK_BYTES);
+        assertEquals(BLOCK_BYTES, pool.heldBytes(share), "a block returned piecemeal goes back to its share");
+        pool.release(other, 5L * BLOCK_BYTES);
+        assertTrue(pool.reserve(2L * BLOCK_BYTES, -1, 0, share) >= 0, "room in the share again");
+        assertEquals(3L * BLOCK_BYTES, pool.heldBytes(share));
+        assertThrows(IllegalArgumentException.class, () -> pool.reserve(4L * BLOCK_BYTES, -1, 0, share),
+                "an extent larger than the share can never be had");
+        assertThrows(IllegalArgumentException.class, () -> pool.share(9L * BLOCK_BYTES));
+    }
+
+    @Test
+    void aBorrowerWaitingForItsShareGetsItWhenItsOwnBlocksReturn() throws Exception {
+        StagingPool pool = pool(8, new CountingMemory(), NanoClock.SYSTEM);
+        StagingPool.Share share = pool.share(2L * BLOCK_BYTES);
+        long held = pool.reserve(2L * BLOCK_BYTES, -1, FOREVER, share);
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        try {
+            Future<Long> waiting = executor.submit(() -> pool.reserve(BLOCK_BYTES, -1, FOREVER, share));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (pool.waits() == 0 && System.nanoTime() - deadline < 0) {
+                Thread.onSpinWait();
+            }
+            assertEquals(1, pool.waits(), "the share is full though the pool has room: it waits");
+            assertFalse(waiting.isDone());
+            pool.release(held, BLOCK_BYTES);
+            assertTrue(waiting.get(10, TimeUnit.SECONDS) >= 0);
+        } finally {
+            executor.shutdownNow();
+        }
+        assertEquals(2L * BLOCK_BYTES, pool.heldBytes(share));
+        pool.close();
+    }
 }

@@ -54,6 +54,16 @@ final class PageMemory {
     }
 
     /**
+     * What {@link #allocate} maps for a size: whole pages.
+     *
+     * @param bytes the size asked for
+     * @return bytes, a multiple of the page size
+     */
+    static long pages(long bytes) {
+        return (bytes + PAGE - 1) & -PAGE;
+    }
+
+    /**
      * Maps {@code bytes} (rounded up to whole pages) of zeroed, page-aligned memory that
      * {@code arena}'s closing unmaps.
      *
@@ -66,7 +76,7 @@ final class PageMemory {
         if (bytes <= 0) {
             throw new IllegalArgumentException("bytes " + bytes + " must be positive");
         }
-        long length = (bytes + PAGE - 1) & -PAGE;
+        long length = pages(bytes);
         long address;
         int error;
         try (Arena call = Arena.ofConfined()) {

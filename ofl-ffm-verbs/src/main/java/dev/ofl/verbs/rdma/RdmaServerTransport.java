@@ -191,6 +191,25 @@ final class RdmaServerTransport implements ServerTransport {
         return config.waitMode() == WaitMode.BLOCKING;
     }
 
+    /** The registered receive slots and the ring of completion headers, as {@link #accept} maps them. */
+    @Override
+    public long receiveBytes(Bootstrap.Endpoint hello) {
+        Limits l = hello.limits();
+        return PageMemory.pages(slotBytes(l, readsPayloads(hello, l)) * l.maxInFlight())
+                + PageMemory.pages((long) SEND_DEPTH * MessageHeader.LENGTH);
+    }
+
+    /**
+     * One receive slot: a whole request of the negotiated size, or with payload read one of the
+     * inline limit; a request read by descriptor needs 80 + 16 x ranges bytes, at least 16 more
+     * than a header.
+     */
+    private long slotBytes(Limits l, boolean readsPayloads) {
+        int inline = readsPayloads ? settings.inlineRequestBytes() : l.maxRequestBytes();
+        return (Math.max(MessageHeader.requestLength(inline, l.maxRanges()),
+                PayloadRead.announcementLength(l.maxRanges())) + 63) & ~63L;
+    }
+
     @Override
     public Bootstrap.Endpoint accept(Bootstrap.Endpoint hello) {
         owner = Thread.currentThread();
@@ -211,15 +230,12 @@ final class RdmaServerTransport implements ServerTransport {
         }
         link = Link.create(device, gid, SEND_DEPTH, n, MAX_INLINE, config.waitMode() == WaitMode.BLOCKING, 0);
         byte[] extensions = new byte[0];
-        int inline = limits.maxRequestBytes();
-        if (readsPayloads(hello)) {
-            inline = settings.inlineRequestBytes();
-            inlineLimit = inline;
-            extensions = PayloadRead.answer(inline);
+        boolean readsPayloads = readsPayloads(hello, limits);
+        if (readsPayloads) {
+            inlineLimit = settings.inlineRequestBytes();
+            extensions = PayloadRead.answer(settings.inlineRequestBytes());
         }
-        // A request read by descriptor needs 80 + 16 x ranges bytes, at least 16 more than a header.
-        slotBytes = (Math.max(MessageHeader.requestLength(inline, limits.maxRanges()),
-                PayloadRead.announcementLength(limits.maxRanges())) + 63) & ~63L;
+        slotBytes = slotBytes(limits, readsPayloads);
         // Pages of its own, not malloc: freed memory must go back to the system (PageMemory says why).
         receiveSlots = PageMemory.allocate(arena, slotBytes * n);
         receiveMr = link.register(receiveSlots, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE);
@@ -249,16 +265,16 @@ final class RdmaServerTransport implements ServerTransport {
      * one; with less, a request could never be answered; such a server keeps whole requests in
      * its slots).
      */
-    private boolean readsPayloads(Bootstrap.Endpoint hello) {
+    private boolean readsPayloads(Bootstrap.Endpoint hello, Limits l) {
         boolean offered;
         try {
             offered = PayloadRead.offered(hello.extensions());
         } catch (ProtocolException e) {
             throw new OflConnectionException("the HELLO's payload read offer is malformed: " + e.getMessage(), e);
         }
-        long blocks = StagingPool.blocksFor(MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges()))
-                + StagingPool.blocksFor(limits.maxResponseBytes());
-        return offered && limits.maxRequestBytes() > settings.inlineRequestBytes()
+        long blocks = StagingPool.blocksFor(MessageHeader.requestLength(l.maxRequestBytes(), l.maxRanges()))
+                + StagingPool.blocksFor(l.maxResponseBytes());
+        return offered && l.maxRequestBytes() > settings.inlineRequestBytes()
                 && blocks * StagingPool.BLOCK_BYTES <= pool.budgetBytes();
     }
 
@@ -705,6 +721,21 @@ final class RdmaServerTransport implements ServerTransport {
             // the bound or closing do. A loss seen for the first time makes the loop set the bound.
             waitForCompletions(work, deadlineNs, false, loss == null);
         }
+    }
+
+    /**
+     * Waits for the writes whose blocks are still held: they return only as this thread sees the
+     * writes complete, which it does not while a response waits for staging. Bounded like every
+     * wait for writes: a healthy link completes them in microseconds, a dead one fails them by the
+     * retry budget, a lost peer's by the unacknowledged bound.
+     */
+    @Override
+    public boolean reclaimStaging(long deadlineNs) throws IOException {
+        if (releaseCount == 0) {
+            return false;
+        }
+        awaitWrites(0);
+        return true;
     }
 
     /** Returns the blocks of every write that has completed. */
