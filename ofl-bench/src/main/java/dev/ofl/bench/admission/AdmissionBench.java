@@ -5,13 +5,11 @@ import dev.ofl.api.Completion;
 import dev.ofl.api.Limits;
 import dev.ofl.api.Ofl;
 import dev.ofl.api.OflClient;
-import dev.ofl.api.OflRefusedException;
 import dev.ofl.api.OflServer;
 import dev.ofl.api.OflStatus;
 import dev.ofl.api.RefusalCode;
 import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
-import dev.ofl.api.ServerStatistics;
 import dev.ofl.api.WaitMode;
 import dev.ofl.api.wire.Bootstrap;
 import java.io.BufferedReader;
@@ -24,11 +22,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -38,9 +32,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Measures admission on loopback, server and peers in this process (2 cores are enough).
@@ -52,12 +43,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *                                     the same over RDMA: the clients run in a child JVM (a queue
  *                                     pair needs a verbs client), so the figures are the server's;
  *                                     then one request on every connection
- * AdmissionBench hostile [good] [hostile] [warm-up seconds] [maxConnectionsPerAddress]
- *                                     hostile sockets (silent, trickling, HELLO-then-idle) from
- *                                     127.0.0.2..5, each reopened as soon as the server drops it,
- *                                     while good clients from 127.0.0.1 connect one after another:
- *                                     the share that got their WELCOME within 1 s
  * </pre>
+ *
+ * <p>Hostile peers are measured by {@link HostileBench} ({@code ./ofl bench admission hostile}).
  */
 public final class AdmissionBench {
     private static final String SERVICE = "admission-bench";
@@ -69,8 +57,7 @@ public final class AdmissionBench {
     /**
      * Runs one measurement.
      *
-     * @param args {@code idle [connections]} or
-     *     {@code hostile [good] [hostile] [warm-up seconds] [maxConnectionsPerAddress]}
+     * @param args {@code idle [connections]} or {@code idle-rdma [connections]}
      * @throws Exception if the measurement cannot run
      */
     public static void main(String[] args) throws Exception {
@@ -80,12 +67,8 @@ public final class AdmissionBench {
             case "idle-rdma" -> idleRdma(args.length > 1 ? Integer.parseInt(args[1]) : 1000);
             case "rdma-clients" -> rdmaClients(new InetSocketAddress(args[1], Integer.parseInt(args[2])),
                     Integer.parseInt(args[3]));
-            case "hostile" -> hostile(args.length > 1 ? Integer.parseInt(args[1]) : 400,
-                    args.length > 2 ? Integer.parseInt(args[2]) : 300, args.length > 3 ? Integer.parseInt(args[3]) : 5,
-                    args.length > 4 ? Integer.parseInt(args[4]) : 8);
             default -> {
-                System.err.println("usage: AdmissionBench idle [connections] | idle-rdma [connections] | hostile [good] "
-                        + "[hostile] [warm-up s] [maxConnectionsPerAddress]");
+                System.err.println("usage: AdmissionBench idle [connections] | idle-rdma [connections]");
                 System.exit(2);
             }
         }
@@ -295,234 +278,5 @@ public final class AdmissionBench {
     /** One of many loopback addresses, 127.1.0.1 on. */
     private static InetAddress spread(int n) {
         return new InetSocketAddress("127.1." + (n / 250) + "." + (1 + n % 250), 0).getAddress();
-    }
-
-    // ---------------------------------------------------------------------------------------------
-
-    private static void hostile(int goodClients, int hostileSockets, int warmUpSeconds, int perAddress)
-            throws Exception {
-        ServerConfig config = ServerConfig.builder()
-                .bind(new InetSocketAddress("127.0.0.1", 0))
-                .serviceName(SERVICE)
-                .maxConnectionsPerAddress(perAddress)
-                .build();
-        OflServer server = Ofl.serve(config, (request, response) -> 0);
-        Hostiles hostiles = new Hostiles(server.localAddress(), hostileSockets);
-        Thread hostileThread = Thread.ofPlatform().name("hostile").daemon().start(hostiles);
-        Thread.sleep(warmUpSeconds * 1000L);
-        ServerStatistics before = server.statistics();
-        long[] welcomeNs = new long[goodClients];
-        AtomicInteger next = new AtomicInteger();
-        ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
-        int threads = 4;
-        List<Thread> workers = new ArrayList<>();
-        long startNs = System.nanoTime();
-        for (int t = 0; t < threads; t++) {
-            workers.add(Thread.ofPlatform().start(() -> {
-                for (int i; (i = next.getAndIncrement()) < goodClients; ) {
-                    long t0 = System.nanoTime();
-                    try (OflClient client = Ofl.connect(ClientConfig.builder()
-                            .server(server.localAddress())
-                            .localAddress(InetAddress.getLoopbackAddress())
-                            .serviceName(SERVICE)
-                            .limits(SMALL)
-                            .connectTimeout(Duration.ofSeconds(10))
-                            .build())) {
-                        welcomeNs[i] = System.nanoTime() - t0;
-                        if (client.isBroken()) {
-                            failures.add("broken right after connecting");
-                        }
-                    } catch (OflRefusedException e) {
-                        welcomeNs[i] = Long.MAX_VALUE;
-                        failures.add(e.getMessage().replaceAll(":[0-9]+", ""));
-                    } catch (RuntimeException e) {
-                        welcomeNs[i] = Long.MAX_VALUE;
-                        failures.add(e.getClass().getSimpleName() + ": " + e.getMessage());
-                    }
-                }
-            }));
-        }
-        for (Thread worker : workers) {
-            worker.join();
-        }
-        long elapsedNs = System.nanoTime() - startNs;
-        ServerStatistics after = server.statistics();
-        hostiles.stop();
-        hostileThread.join(5000);
-        long[] sorted = welcomeNs.clone();
-        Arrays.sort(sorted);
-        long within = Arrays.stream(welcomeNs).filter(ns -> ns <= 1_000_000_000L).count();
-        System.out.printf(Locale.ROOT, "hostile sockets: %d (a third each silent, trickling 1 byte / 250 ms, "
-                + "HELLO-then-idle) from 127.0.0.2..5, reopened at once when dropped%n", hostileSockets);
-        System.out.printf(Locale.ROOT, "server: defaults (bootstrap timeout %d ms, %d pending per address, %d in "
-                + "all, idle timeout %d s, %d connections) except maxConnectionsPerAddress %d%n",
-                config.bootstrapTimeout().toMillis(), config.maxPendingPerAddress(), config.maxPendingHandshakes(),
-                config.idleTimeout().toSeconds(), config.maxConnections(), config.maxConnectionsPerAddress());
-        System.out.printf(Locale.ROOT, "good clients: %d from 127.0.0.1, %d threads connecting one after another, "
-                + "%.1f s in all%n", goodClients, threads, elapsedNs / 1e9);
-        System.out.printf(Locale.ROOT, "WELCOME within 1 s: %d of %d (%.1f%%)%n", within, goodClients,
-                100.0 * within / goodClients);
-        System.out.printf(Locale.ROOT, "connect time: p50 %s, p99 %s, max %s%n", ms(sorted[goodClients / 2]),
-                ms(sorted[(int) Math.min(goodClients - 1, Math.ceil(goodClients * 0.99) - 1)]),
-                ms(sorted[goodClients - 1]));
-        System.out.printf(Locale.ROOT, "good clients failed: %d %s%n", failures.size(),
-                failures.stream().distinct().limit(5).toList());
-        System.out.printf(Locale.ROOT, "hostile during the measurement: %d opened, %d answered SERVER_BUSY, %d "
-                + "closed unanswered, %d HELLO-then-idle accepted%n", hostiles.opened.get(), hostiles.busy.get(),
-                hostiles.closedUnanswered.get(), hostiles.accepted.get());
-        System.out.printf(Locale.ROOT, "server during the measurement: %d accepted, %d refused; connections at the "
-                + "end %d%n", after.connectionsAccepted() - before.connectionsAccepted(),
-                after.connectionsRefused() - before.connectionsRefused(), server.connectionCount());
-        server.close();
-    }
-
-    private static String ms(long ns) {
-        return ns == Long.MAX_VALUE ? "failed" : String.format(Locale.ROOT, "%.1f ms", ns / 1e6);
-    }
-
-    /** Hostile sockets on one selector, each reopened as soon as the server drops it. */
-    private static final class Hostiles implements Runnable {
-        private static final int SILENT = 0;
-        private static final int TRICKLE = 1;
-        private static final int HELLO_THEN_IDLE = 2;
-        private static final long TRICKLE_NS = 250_000_000L;
-
-        private final InetSocketAddress server;
-        private final int count;
-        private final byte[] hello = Bootstrap.encode(Bootstrap.HELLO,
-                Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, SERVICE, SMALL, ""));
-        private final ByteBuffer read = ByteBuffer.allocate(4096);
-        final AtomicLong opened = new AtomicLong();
-        final AtomicLong busy = new AtomicLong();
-        final AtomicLong closedUnanswered = new AtomicLong();
-        final AtomicLong accepted = new AtomicLong();
-        private volatile boolean stopped;
-
-        /** One hostile socket's state. */
-        private static final class Hostile {
-            final int kind;
-            final InetAddress from;
-            SocketChannel channel;
-            int sent;
-            long nextByteNs;
-            boolean answered;
-
-            Hostile(int kind, InetAddress from) {
-                this.kind = kind;
-                this.from = from;
-            }
-        }
-
-        Hostiles(InetSocketAddress server, int count) {
-            this.server = server;
-            this.count = count;
-        }
-
-        void stop() {
-            stopped = true;
-        }
-
-        @Override
-        public void run() {
-            List<Hostile> all = new ArrayList<>();
-            try (Selector selector = Selector.open()) {
-                for (int i = 0; i < count; i++) {
-                    Hostile h = new Hostile(i % 3, new InetSocketAddress("127.0.0." + (2 + i % 4), 0).getAddress());
-                    all.add(h);
-                    open(selector, h);
-                }
-                while (!stopped) {
-                    selector.select(key -> ready(selector, key), 20);
-                    long nowNs = System.nanoTime();
-                    for (Hostile h : all) {
-                        if (h.kind == TRICKLE && h.channel != null && h.channel.isConnected()
-                                && nowNs - h.nextByteNs >= 0 && h.sent < hello.length - 1) {
-                            try {
-                                h.channel.write(ByteBuffer.wrap(hello, h.sent, 1));
-                                h.sent++;
-                                h.nextByteNs = nowNs + TRICKLE_NS;
-                            } catch (IOException e) {
-                                reopen(selector, h);
-                            }
-                        }
-                    }
-                }
-                for (Hostile h : all) {
-                    if (h.channel != null) {
-                        h.channel.close();
-                    }
-                }
-            } catch (IOException e) {
-                throw new IllegalStateException("the hostile peers failed", e);
-            }
-        }
-
-        private void open(Selector selector, Hostile h) throws IOException {
-            SocketChannel channel = SocketChannel.open();
-            channel.setOption(StandardSocketOptions.SO_LINGER, 0);
-            channel.bind(new InetSocketAddress(h.from, 0));
-            channel.configureBlocking(false);
-            h.channel = channel;
-            h.sent = 0;
-            h.answered = false;
-            h.nextByteNs = System.nanoTime();
-            opened.incrementAndGet();
-            if (channel.connect(server)) {
-                connected(selector, h);
-            } else {
-                channel.register(selector, SelectionKey.OP_CONNECT, h);
-            }
-        }
-
-        private void connected(Selector selector, Hostile h) throws IOException {
-            if (h.kind == HELLO_THEN_IDLE) {
-                h.channel.write(ByteBuffer.wrap(hello));
-            }
-            h.channel.register(selector, SelectionKey.OP_READ, h);
-        }
-
-        private void ready(Selector selector, SelectionKey key) {
-            Hostile h = (Hostile) key.attachment();
-            try {
-                if (key.isConnectable()) {
-                    h.channel.finishConnect();
-                    connected(selector, h);
-                    return;
-                }
-                int n = h.channel.read(read.clear());
-                if (n > 0 && !h.answered) {
-                    h.answered = true;
-                    int status = n >= Bootstrap.FRAME_LENGTH + 2 ? Short.toUnsignedInt(read.order(ByteOrder.LITTLE_ENDIAN)
-                            .getShort(Bootstrap.FRAME_LENGTH + Bootstrap.STATUS_OFFSET)) : -1;
-                    if (status == RefusalCode.SERVER_BUSY.wire()) {
-                        busy.incrementAndGet();
-                    } else if (status == RefusalCode.ACCEPTED.wire()) {
-                        accepted.incrementAndGet();
-                    }
-                }
-                if (n < 0) {
-                    if (!h.answered) {
-                        closedUnanswered.incrementAndGet();
-                    }
-                    reopen(selector, h);
-                }
-            } catch (IOException e) {
-                if (!h.answered) {
-                    closedUnanswered.incrementAndGet();
-                }
-                reopen(selector, h);
-            }
-        }
-
-        private void reopen(Selector selector, Hostile h) {
-            try {
-                h.channel.close();
-                if (!stopped) {
-                    open(selector, h);
-                }
-            } catch (IOException e) {
-                throw new IllegalStateException("cannot reopen a hostile socket", e);
-            }
-        }
     }
 }
