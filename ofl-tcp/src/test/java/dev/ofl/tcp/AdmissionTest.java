@@ -175,14 +175,17 @@ class AdmissionTest {
     // Beyond the caps
 
     /**
-     * At the connection cap a new socket gets SERVER_BUSY before it sent anything, and the server
-     * answers it a HELLO it sends afterwards does not change that; a client gets {@link OflRefusedException}.
+     * At the connection cap, held by connections that have asked (settled: docs/PROTOCOL.md
+     * 3.4.1, A1), a new socket gets SERVER_BUSY before it sent anything, and the server answers it
+     * a HELLO it sends afterwards does not change that; a client gets {@link OflRefusedException}.
      */
     @Test
     void beyondTheCapServerBusyComesAtOnceBeforeAnyHello() throws Exception {
         OflServer server = serve(b -> b.maxConnections(2));
         for (int i = 0; i < 2; i++) {
-            resources.add(Ofl.connect(client(server).build()));
+            OflClient client = Ofl.connect(client(server).build());
+            resources.add(client);
+            assertEcho(client, i);
         }
         for (int i = 0; i < 20; i++) {
             try (Socket socket = raw(server, address(2 + i % 3))) {

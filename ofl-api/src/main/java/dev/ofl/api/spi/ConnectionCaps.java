@@ -2,6 +2,7 @@ package dev.ofl.api.spi;
 
 import dev.ofl.api.NanoClock;
 import java.net.InetAddress;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -45,12 +46,16 @@ final class ConnectionCaps {
         long unusedSince(long nowNs, long graceNs);
 
         /**
-         * Whether the connection has been serving since its WELCOME; {@code false} while its HELLO
-         * is decided on or its transport set up, when it may yet take a place or give its own back.
+         * Whether the connection holds its place for good: it has been serving and has sent a
+         * request, or has been serving for the grace. {@code false} while its HELLO is decided on,
+         * its transport set up, or just after its WELCOME: a connection that comes and goes at once
+         * (a reconnect storm's) gives its place back within milliseconds.
          *
-         * @return {@code true} once serving
+         * @param nowNs the server clock's time
+         * @param graceNs how long an accepted connection may wait before its first request
+         * @return {@code true} once settled
          */
-        boolean settled();
+        boolean settled(long nowNs, long graceNs);
 
         /**
          * Closes the connection to make room for a newcomer, if it still has sent no request, no
@@ -64,7 +69,12 @@ final class ConnectionCaps {
     /** While waiting for a place, how often to look for a connection that may give way now. */
     private static final long LOOK_AGAIN_NS = 50_000_000L;
 
+    /** {@link Waiter#outcome} while still waiting. */
+    private static final int WAITING = -1;
+
     private final SourceCounts admitted = new SourceCounts();
+    /** HELLOs waiting for a place at the total cap, oldest first; guarded by this object's lock. */
+    private final ConcurrentLinkedDeque<Waiter> waiting = new ConcurrentLinkedDeque<>();
     private final int maxConnections;
     private final int perSource;
     private final long graceNs;
@@ -92,9 +102,9 @@ final class ConnectionCaps {
     /**
      * Why a socket from this source would be refused now, before its HELLO is read: a cap is full
      * and no connection may give way to it. At the total cap only while every place is held by a
-     * connection that is serving: while some are still being set up (a storm of connections that
-     * come and go at once), places may free within milliseconds, and the decision on the HELLO
-     * waits a short while for one ({@link #acquire}).
+     * settled connection: while some are still being set up or just began (a storm of connections
+     * that come and go at once), places may free within milliseconds, and the decision on the
+     * HELLO waits a short while for one ({@link #acquire}).
      *
      * @param source the socket's source address
      * @return the reason, or {@code null} if it may send its HELLO
@@ -110,8 +120,9 @@ final class ConnectionCaps {
     }
 
     private boolean allSettled() {
+        long nowNs = clock.nanoTime();
         for (Holder holder : holders) {
-            if (!holder.settled()) {
+            if (!holder.settled(nowNs, graceNs)) {
                 return false;
             }
         }
@@ -121,7 +132,9 @@ final class ConnectionCaps {
     /**
      * Takes a place for an accepted HELLO, closing a connection that gives way to it if a cap is
      * full; at the total cap with none to give way, waits up to {@code waitNs} for a place given
-     * back (looking for one that may give way again each time).
+     * back (looking for one that may give way again now and then). Waiters are served first come,
+     * first served: a place given back goes straight to the longest waiter, so HELLOs that keep
+     * arriving (a reconnect storm) cannot take every place ahead of one that waits.
      *
      * @param source the client's address
      * @param waitNs the longest wait for a place at the total cap, on the machine's clock
@@ -130,31 +143,88 @@ final class ConnectionCaps {
      */
     int acquire(InetAddress source, long waitNs) {
         long deadlineNs = System.nanoTime() + waitNs;
-        int taken = admitted.tryAcquire(source, perSource, maxConnections);
-        while (taken != SourceCounts.TAKEN) {
-            Holder victim = victim(source, taken == SourceCounts.SOURCE_FULL);
-            if (victim != null && victim.giveWay()) {
-                admitted.forceAcquire(source);
-                return SourceCounts.TAKEN;
-            }
-            // A victim that another newcomer took, or that took a request meanwhile, is no
-            // candidate any more: the next look finds another or none.
-            if (victim == null) {
+        // With others waiting, a newcomer queues behind them rather than take a place first.
+        int taken = waiting.isEmpty() ? admitted.tryAcquire(source, perSource, maxConnections) : SourceCounts.ALL_FULL;
+        if (taken == SourceCounts.TAKEN) {
+            return taken;
+        }
+        Waiter waiter = null;
+        boolean returned = false;
+        try {
+            while (true) {
+                Holder victim = victim(source, taken == SourceCounts.SOURCE_FULL);
+                if (victim != null) {
+                    if (victim.giveWay()) {
+                        // Unless a place was handed over meanwhile (the victim's then goes to the
+                        // next waiter when it ends), the place is the victim's.
+                        if (waiter == null || leave(waiter) != SourceCounts.TAKEN) {
+                            admitted.forceAcquire(source);
+                        }
+                        returned = true;
+                        return SourceCounts.TAKEN;
+                    }
+                    // Another newcomer took it, or it took a request meanwhile: it is no candidate
+                    // any more, so the next look finds another or none.
+                    continue;
+                }
                 long leftNs = deadlineNs - System.nanoTime();
-                if (taken == SourceCounts.SOURCE_FULL || leftNs <= 0 || !awaitRelease(leftNs)) {
+                if (taken == SourceCounts.SOURCE_FULL || leftNs <= 0) {
                     return taken;
                 }
+                synchronized (this) {
+                    if (waiter == null) {
+                        waiter = new Waiter(source);
+                        waiting.add(waiter);
+                        // A place may have come free while none waited: the queue's head takes it.
+                        handOver();
+                    }
+                    if (waiter.outcome == WAITING && !awaitHandOver(leftNs)) {
+                        return taken;
+                    }
+                    if (waiter.outcome != WAITING) {
+                        returned = true;
+                        return waiter.outcome;
+                    }
+                }
             }
-            taken = admitted.tryAcquire(source, perSource, maxConnections);
+        } finally {
+            if (waiter != null) {
+                synchronized (this) {
+                    waiting.remove(waiter);
+                    if (waiter.outcome == SourceCounts.TAKEN && !returned) {
+                        // Handed a place as it gave up: pass it on.
+                        admitted.release(source);
+                        handOver();
+                    }
+                }
+            }
         }
-        return taken;
+    }
+
+    /** Takes a waiter out of the queue; returns what it had been handed, or {@link #WAITING}. */
+    private synchronized int leave(Waiter waiter) {
+        waiting.remove(waiter);
+        return waiter.outcome;
+    }
+
+    /** A HELLO waiting for a place at the total cap. */
+    private static final class Waiter {
+        final InetAddress source;
+        /** {@link #WAITING}, or what it got: a place, or its source's cap full by the time one came. */
+        int outcome = WAITING;
+
+        Waiter(InetAddress source) {
+            this.source = source;
+        }
     }
 
     /**
-     * Waits until a place is given back, the time is up, or a look for a connection grown old
-     * enough to give way is due; {@code false} if interrupted.
+     * Waits for a hand-over, the time, or a look for a connection grown old enough to give way;
+     * the lock is held.
+     *
+     * @return {@code false} if interrupted (the interrupt is kept)
      */
-    private synchronized boolean awaitRelease(long leftNs) {
+    private boolean awaitHandOver(long leftNs) {
         try {
             wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(Math.min(leftNs, LOOK_AGAIN_NS))));
             return true;
@@ -164,16 +234,45 @@ final class ConnectionCaps {
         }
     }
 
+    /** Gives free places to the waiters, oldest first; the lock is held. */
+    private void handOver() {
+        boolean any = false;
+        while (!waiting.isEmpty()) {
+            Waiter head = waiting.peekFirst();
+            int taken = admitted.tryAcquire(head.source, perSource, maxConnections);
+            if (taken == SourceCounts.ALL_FULL) {
+                break;
+            }
+            waiting.pollFirst();
+            head.outcome = taken;
+            any = true;
+        }
+        if (any) {
+            notifyAll();
+        }
+    }
+
     /**
-     * Gives back the place {@link #acquire} took.
+     * Gives back the place {@link #acquire} took; the longest waiter, if any, takes it at once.
      *
      * @param source the address it was taken for
      */
     void release(InetAddress source) {
         admitted.release(source);
-        synchronized (this) {
-            notifyAll();
+        if (!waiting.isEmpty()) {
+            synchronized (this) {
+                handOver();
+            }
         }
+    }
+
+    /**
+     * HELLOs waiting for a place now, for tests.
+     *
+     * @return the count
+     */
+    int waiters() {
+        return waiting.size();
     }
 
     /**

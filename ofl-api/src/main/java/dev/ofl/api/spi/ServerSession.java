@@ -251,8 +251,8 @@ final class ServerSession implements BootstrapServer.Connection {
     }
 
     @Override
-    public boolean settled() {
-        return serving;
+    public boolean settled(long nowNs, long graceNs) {
+        return serving && (activity != 0 || nowNs - servingSinceNs >= graceNs);
     }
 
     @Override

@@ -47,7 +47,7 @@ class ConnectionCapsTest {
         }
 
         @Override
-        public boolean settled() {
+        public boolean settled(long nowNs, long graceNs) {
             return true;
         }
 
@@ -174,6 +174,39 @@ class ConnectionCapsTest {
         assertEquals(SourceCounts.TAKEN, caps.acquire(ip("10.0.0.2"), TimeUnit.MINUTES.toNanos(1)),
                 "the place given back is taken");
         leaving.join();
+        assertEquals(1, caps.total());
+    }
+
+    @Test
+    void aPlaceGivenBackGoesToTheLongestWaiterNotToANewcomer() throws Exception {
+        ConnectionCaps caps = caps(1, 1);
+        FakeHolder busy = admit(caps, "10.0.0.1", 0);
+        busy.used = true;
+        java.util.concurrent.atomic.AtomicInteger waited = new java.util.concurrent.atomic.AtomicInteger(-1);
+        Thread waiter = Thread.ofPlatform().start(() -> waited.set(caps.acquire(ip("10.0.0.2"),
+                TimeUnit.MINUTES.toNanos(1))));
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        while (caps.waiters() == 0 && System.nanoTime() - deadline < 0) {
+            Thread.onSpinWait();
+        }
+        assertEquals(1, caps.waiters());
+        assertEquals(SourceCounts.ALL_FULL, caps.acquire(ip("10.0.0.3"), 0),
+                "a newcomer does not go ahead of a waiter");
+        holders.remove(busy);
+        caps.release(busy.source);
+        assertEquals(SourceCounts.ALL_FULL, caps.acquire(ip("10.0.0.3"), 0), "the place went to the waiter");
+        waiter.join(TimeUnit.MINUTES.toMillis(1));
+        assertEquals(SourceCounts.TAKEN, waited.get());
+        assertEquals(1, caps.total());
+        assertEquals(0, caps.waiters());
+    }
+
+    @Test
+    void aWaiterThatGivesUpLeavesTheQueue() {
+        ConnectionCaps caps = caps(1, 1);
+        admit(caps, "10.0.0.1", 0).used = true;
+        assertEquals(SourceCounts.ALL_FULL, caps.acquire(ip("10.0.0.2"), TimeUnit.MILLISECONDS.toNanos(20)));
+        assertEquals(0, caps.waiters());
         assertEquals(1, caps.total());
     }
 
