@@ -16,17 +16,21 @@ package dev.ofl.api;
  * @param protocolErrors connections broken because the server broke the protocol
  * @param interrupts connections broken because the thread awaiting a response was interrupted
  * @param reconnects successful {@link OflClient#reconnect()} calls
+ * @param freedRegions connections broken because the memory of a region that a request in flight
+ *     places its response in was freed by the caller
  */
 public record ClientStatistics(long calls, long ok, long refused, long handlerFailures, long timeouts,
-        long peerLosses, long transportFailures, long protocolErrors, long interrupts, long reconnects) {
+        long peerLosses, long transportFailures, long protocolErrors, long interrupts, long reconnects,
+        long freedRegions) {
 
     /**
      * Connections broken for any cause other than the caller's own {@code reconnect()} or
-     * {@code close()}: timeouts, peer losses, transport failures, protocol errors and interrupts.
+     * {@code close()}: timeouts, peer losses, transport failures, protocol errors, interrupts and
+     * freed regions.
      *
      * @return the sum
      */
     public long brokenConnections() {
-        return timeouts + peerLosses + transportFailures + protocolErrors + interrupts;
+        return timeouts + peerLosses + transportFailures + protocolErrors + interrupts + freedRegions;
     }
 }

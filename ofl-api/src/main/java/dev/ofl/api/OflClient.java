@@ -24,8 +24,11 @@ import java.lang.foreign.MemorySegment;
  * client then refuses work with {@link OflConnectionException} until {@link #reconnect()}.
  *
  * <p><b>Ownership:</b> the client owns its request payload areas (native memory, freed by
- * {@link #close()}); the caller owns registered regions and must keep them alive until the client
- * is closed.
+ * {@link #close()}) and the regions it allocates ({@link #allocateRegion}, the safe default); the
+ * caller owns regions it registers ({@link #registerRegion}) and must keep their memory alive until
+ * the client is closed. A region found freed is refused at {@link #submit}, and breaks the
+ * connection at {@link #await} if a request in flight places its response there (over RDMA the
+ * device may write into it until then: see docs/GUIDE.md, section 5).
  */
 public interface OflClient extends AutoCloseable {
 
@@ -41,6 +44,23 @@ public interface OflClient extends AutoCloseable {
      *     for example the memlock limit)
      */
     Region registerRegion(MemorySegment segment);
+
+    /**
+     * Allocates host memory owned by this client and registers it as a destination for response
+     * bytes: the safe default. The memory lives as long as the client: {@link #close()} frees it
+     * once the transport has released everything (over RDMA: the queue pair in error and drained,
+     * the region deregistered), so no response byte can ever land in memory handed to something
+     * else. The caller reads and writes it through {@link Region#segment()} until then; after
+     * {@code close()} every access to that segment throws. Page-aligned, zeroed.
+     *
+     * @param bytes the region's size, at least 1
+     * @return the region handle, valid across {@link #reconnect()} until the client is closed
+     * @throws IllegalArgumentException if {@code bytes} is not positive
+     * @throws OflException if the backend cannot register it (for RDMA the message names the fix,
+     *     for example the memlock limit)
+     * @throws OutOfMemoryError if the memory cannot be allocated
+     */
+    Region allocateRegion(long bytes);
 
     /**
      * The payload area the next {@link #submit} sends: write the request there, in place, then
@@ -63,6 +83,7 @@ public interface OflClient extends AutoCloseable {
      *     when the negotiated number of requests is in flight (nothing was sent)
      * @throws IllegalArgumentException if the payload length or ranges exceed the negotiated
      *     limits, or a range's region is not registered with this client (nothing was sent)
+     * @throws IllegalStateException if a range's region memory was freed (nothing was sent)
      * @throws OflConnectionException if the connection is broken, or sending stalled for longer
      *     than {@link ClientConfig#connectTimeout()} (the client is then broken)
      * @throws IllegalStateException if the client is closed
@@ -82,6 +103,8 @@ public interface OflClient extends AutoCloseable {
      * @throws IllegalStateException if the client is closed
      * @throws OflConnectionException if the connection broke (peer death, protocol violation) or
      *     was broken before
+     * @throws IllegalStateException if the memory of a region that a request in flight places its
+     *     response in was freed: the connection was broken first
      */
     int await(long ticket, long deadlineNs, Completion completion);
 

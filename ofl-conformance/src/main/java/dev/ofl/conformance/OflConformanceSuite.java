@@ -65,6 +65,13 @@ public abstract class OflConformanceSuite {
     }
 
     @Nested
+    class RegionLifetime extends RegionLifetimeBehaviour {
+        RegionLifetime() {
+            super(transport);
+        }
+    }
+
+    @Nested
     class Reconnect extends ReconnectBehaviour {
         Reconnect() {
             super(transport);

@@ -21,7 +21,7 @@ import java.util.function.ToLongFunction;
  *     {@code handler_failed}</td><td>responses received, by status</td></tr>
  * <tr><td>{@code ofl.client.timeouts}</td><td></td><td>calls that timed out</td></tr>
  * <tr><td>{@code ofl.client.breaks}</td><td>{@code cause}: {@code timeout}, {@code peer_loss},
- *     {@code transport_failure}, {@code protocol_error}, {@code interrupt}</td><td>connections
+ *     {@code transport_failure}, {@code protocol_error}, {@code interrupt}, {@code freed_region}</td><td>connections
  *     broken, by cause</td></tr>
  * <tr><td>{@code ofl.client.reconnects}</td><td></td><td>successful reconnects</td></tr>
  * </table>
@@ -69,6 +69,7 @@ public final class OflClientMetrics implements MeterBinder {
         brk(registry, "transport_failure", ClientStatistics::transportFailures);
         brk(registry, "protocol_error", ClientStatistics::protocolErrors);
         brk(registry, "interrupt", ClientStatistics::interrupts);
+        brk(registry, "freed_region", ClientStatistics::freedRegions);
         counter(registry, "ofl.client.reconnects", Tags.empty(), "successful reconnects",
                 ClientStatistics::reconnects);
     }

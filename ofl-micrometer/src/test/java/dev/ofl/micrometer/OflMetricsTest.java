@@ -108,7 +108,7 @@ class OflMetricsTest {
             assertEquals(0, counter("ofl.client.responses", "status", "handler_failed"));
             assertEquals(1, counter("ofl.client.timeouts"));
             assertEquals(1, counter("ofl.client.breaks", "cause", "timeout"));
-            for (String cause : List.of("peer_loss", "transport_failure", "protocol_error", "interrupt")) {
+            for (String cause : List.of("peer_loss", "transport_failure", "protocol_error", "interrupt", "freed_region")) {
                 assertEquals(0, counter("ofl.client.breaks", "cause", cause), cause);
             }
             assertEquals(1, counter("ofl.client.reconnects"));
@@ -119,7 +119,7 @@ class OflMetricsTest {
                 assertEquals(SERVICE, meter.getId().getTag("service"), meter.getId()::toString);
                 assertEquals("a", meter.getId().getTag("replica"), tags::toString);
             }
-            assertEquals(11, registry.getMeters().size(), registry::getMetersAsString);
+            assertEquals(12, registry.getMeters().size(), registry::getMetersAsString);
         }
     }
 

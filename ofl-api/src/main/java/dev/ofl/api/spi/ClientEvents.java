@@ -117,6 +117,7 @@ final class ClientEvents {
                 case TRANSPORT_FAILURES -> "TRANSPORT_FAILURE";
                 case PROTOCOL_ERRORS -> "PROTOCOL_ERROR";
                 case INTERRUPTS -> "INTERRUPT";
+                case FREED_REGIONS -> "FREED_REGION";
                 default -> cause.name();
             };
             event.reason = reason;

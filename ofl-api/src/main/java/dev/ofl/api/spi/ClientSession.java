@@ -49,6 +49,10 @@ import org.slf4j.LoggerFactory;
 public final class ClientSession implements OflClient {
     private static final Logger LOG = LoggerFactory.getLogger(ClientSession.class);
     private static final ApiAccess.Members API = ApiAccess.members();
+    /** What a caller must do about region memory; the end of every message about a freed region. */
+    private static final String REGION_LIFETIME = "A region's memory must stay alive until the client is closed: "
+            + "free it after close(), or let the client own it with allocateRegion(bytes). Over RDMA the device may "
+            + "have written into the freed memory before this was noticed (docs/GUIDE.md 5)";
 
     private final ClientConfig config;
     private final Limits limits;
@@ -186,11 +190,31 @@ public final class ClientSession implements OflClient {
         }
     }
 
+    @Override
+    public Region allocateRegion(long bytes) {
+        enter("allocateRegion");
+        try {
+            ensureOpen();
+            if (bytes < 1) {
+                throw new IllegalArgumentException("a region has at least 1 byte, was " + bytes);
+            }
+            // In the client's own arena, freed only by close() once the transport released it:
+            // nothing can free this memory while a response may still be placed in it.
+            return registerOwned(arena.allocate(bytes, 4096));
+        } finally {
+            leave();
+        }
+    }
+
     private Region registerOwned(MemorySegment segment) {
         ensureOpen();
         Objects.requireNonNull(segment, "segment");
         if (!segment.isNative()) {
             throw new IllegalArgumentException("regions must be native (off-heap) memory; allocate it from an Arena");
+        }
+        if (!segment.scope().isAlive()) {
+            throw new IllegalArgumentException("the segment's memory was freed (its Arena is closed): register live "
+                    + "memory, or let the client own it with allocateRegion(bytes)");
         }
         Region region = API.newRegion(this, regions.size(), segment);
         if (brokenReason == null) {
@@ -221,6 +245,13 @@ public final class ClientSession implements OflClient {
             return OflStatus.IN_FLIGHT_FULL;
         }
         RequestEncoder.check(this, regions, limits, payloadLength, ranges);
+        for (int i = 0; i < ranges.count(); i++) {
+            Region region = ranges.region(i);
+            if (!region.segment().scope().isAlive()) {
+                throw new IllegalStateException(region + " was freed (the Arena that allocated its segment is "
+                        + "closed): nothing was sent. " + REGION_LIFETIME);
+            }
+        }
         int slot = nextSlot;
         for (int i = 0; i < ranges.count(); i++) {
             // Asked before anything is written: a transport refuses a range it cannot name.
@@ -275,6 +306,13 @@ public final class ClientSession implements OflClient {
         }
         idle.reset();
         while (!done[slot]) {
+            String freed = freedInFlight();
+            if (freed != null) {
+                breakConnection(Counter.FREED_REGIONS, freed);
+                release(slot);
+                throw new IllegalStateException(freed + "; the connection is broken so that nothing more is written "
+                        + "(call reconnect()). " + REGION_LIFETIME);
+            }
             if (brokenReason != null) {
                 release(slot);
                 throw new OflConnectionException("ticket " + ticket + " was lost: " + brokenReason
@@ -336,9 +374,15 @@ public final class ClientSession implements OflClient {
                 release(slot);
                 throw broken(Counter.TRANSPORT_FAILURES, e.getMessage(), e.getCause());
             } catch (RuntimeException e) {
-                // For example a region's memory freed by the caller: the stream is out of step now.
-                breakConnection(Counter.TRANSPORT_FAILURES, "awaiting ticket " + ticket + " failed: " + e);
+                // A region freed between the look above and the placement: the stream is out of step now.
+                String freedNow = freedInFlight();
+                breakConnection(freedNow != null ? Counter.FREED_REGIONS : Counter.TRANSPORT_FAILURES,
+                        freedNow != null ? freedNow : "awaiting ticket " + ticket + " failed: " + e);
                 release(slot);
+                if (freedNow != null) {
+                    throw new IllegalStateException(freedNow + "; the connection is broken so that nothing more is "
+                            + "written (call reconnect()). " + REGION_LIFETIME, e);
+                }
                 throw e;
             }
         }
@@ -352,6 +396,28 @@ public final class ClientSession implements OflClient {
         API.complete(completion, ticket, status, handlerStatuses[slot], status == OflStatus.OK ? lengths[slot] : 0);
         release(slot);
         return status;
+    }
+
+    /**
+     * A region that a request still in flight will place bytes in, and whose memory was freed;
+     * {@code null} if none. A look per range of each outstanding request: a few field reads.
+     */
+    private String freedInFlight() {
+        int slot = oldestSlot;
+        for (long ticket = oldestTicket; ticket < nextTicket; ticket++, slot = after(slot)) {
+            if (done[slot] || awaited[slot]) {
+                continue;
+            }
+            RangeCursor cursor = cursors[slot];
+            for (int i = 0; i < cursor.count(); i++) {
+                Region region = regions.get(cursor.keyAt(i));
+                if (!region.segment().scope().isAlive()) {
+                    return region + " was freed (the Arena that allocated its segment is closed) while request "
+                            + ticket + ", whose response goes there, was in flight";
+                }
+            }
+        }
+        return null;
     }
 
     private void release(int slot) {

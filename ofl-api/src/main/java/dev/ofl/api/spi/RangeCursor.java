@@ -124,6 +124,16 @@ public final class RangeCursor {
     }
 
     /**
+     * The key of one of the ranges, wherever the cursor is.
+     *
+     * @param index a range from zero, below {@link #count()}
+     * @return the key given with it to {@link #add}
+     */
+    public int keyAt(int index) {
+        return keys[index];
+    }
+
+    /**
      * The number of ranges.
      *
      * @return the ranges added since the last clear

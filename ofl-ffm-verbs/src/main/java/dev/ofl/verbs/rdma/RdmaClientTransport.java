@@ -154,7 +154,11 @@ final class RdmaClientTransport implements ClientTransport {
             MemoryRegion ringMr = created.register(ring, REMOTE_WRITABLE);
             MemoryRegion[] mrs = new MemoryRegion[Math.max(regionMrs.length, regions.size())];
             for (Region region : regions) {
-                mrs[region.id()] = created.register(region.segment(), REMOTE_WRITABLE);
+                // A region whose memory the caller freed is never registered again: the address may
+                // belong to other memory now. The client refuses every request that names it.
+                if (region.segment().scope().isAlive()) {
+                    mrs[region.id()] = created.register(region.segment(), REMOTE_WRITABLE);
+                }
             }
             for (int i = 0; i < n; i++) {
                 int rc = created.postReceive(i, 0, 0, 0);
