@@ -99,7 +99,9 @@ public interface OflClient extends AutoCloseable {
      * @return {@link OflStatus#OK}, {@link OflStatus#REFUSED}, {@link OflStatus#HANDLER_FAILED},
      *     {@link OflStatus#BUSY} (the server had no staging memory; nothing ran) or
      *     {@link OflStatus#TIMED_OUT} (the connection is then broken)
-     * @throws IllegalArgumentException if the ticket is not outstanding
+     * @throws IllegalArgumentException if the ticket is not outstanding, or the deadline lies more
+     *     than 60 s before the clock (most likely a timeout passed where a deadline belongs; nothing
+     *     is broken and the ticket stays outstanding)
      * @throws IllegalStateException if the client is closed
      * @throws OflConnectionException if the connection broke (peer death, protocol violation) or
      *     was broken before
@@ -107,6 +109,21 @@ public interface OflClient extends AutoCloseable {
      *     response in was freed: the connection was broken first
      */
     int await(long ticket, long deadlineNs, Completion completion);
+
+    /**
+     * Waits for a ticket's outcome for at most a timeout: {@link #await(long, long, Completion)}
+     * with the deadline {@code clock().nanoTime() + timeout}. For code off the hot path: converting
+     * the {@code Duration} costs a little; the {@code long} form allocates nothing and reads no
+     * clock of its own.
+     *
+     * @param ticket a ticket from {@link #submit} not awaited before
+     * @param timeout how long to wait; longer than about 292 years is as good as for ever
+     * @param completion filled with the outcome
+     * @return as {@link #await(long, long, Completion)}
+     */
+    default int await(long ticket, java.time.Duration timeout, Completion completion) {
+        return await(ticket, deadlineAfter(timeout), completion);
+    }
 
     /**
      * Submits and awaits one request: {@code submit} then {@code await}.
@@ -128,6 +145,47 @@ public interface OflClient extends AutoCloseable {
             return (int) ticket;
         }
         return await(ticket, deadlineNs, completion);
+    }
+
+    /**
+     * Submits and awaits one request with a timeout given as a {@code Duration}, for code off the
+     * hot path: {@link #call(int, long, int, ResponseRanges, long, Completion)} with the timeout in
+     * nanoseconds.
+     *
+     * @param op the operation code
+     * @param generation the caller's generation value
+     * @param payloadLength bytes of {@link #requestPayload()} to send
+     * @param ranges where the response goes
+     * @param timeout how long to wait; longer than about 292 years is as good as for ever
+     * @param completion filled with the outcome
+     * @return as {@link #await(long, long, Completion)}; {@link OflStatus#IN_FLIGHT_FULL} if earlier
+     *     tickets fill the in-flight capacity
+     */
+    default int call(int op, long generation, int payloadLength, ResponseRanges ranges, java.time.Duration timeout,
+            Completion completion) {
+        long deadlineNs = deadlineAfter(timeout);
+        long ticket = submit(op, generation, payloadLength, ranges);
+        if (ticket < 0) {
+            return (int) ticket;
+        }
+        return await(ticket, deadlineNs, completion);
+    }
+
+    /**
+     * The deadline a timeout from now makes, on {@link #clock()}; saturated, so that a timeout of
+     * centuries does not wrap round into the past.
+     *
+     * @param timeout a duration, zero or more
+     * @return the deadline in nanoseconds
+     * @throws IllegalArgumentException if the timeout is negative
+     */
+    default long deadlineAfter(java.time.Duration timeout) {
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("a timeout must be zero or more, was " + timeout);
+        }
+        long nowNs = clock().nanoTime();
+        long timeoutNs = java.util.concurrent.TimeUnit.NANOSECONDS.convert(timeout);
+        return timeoutNs > Long.MAX_VALUE / 2 ? nowNs + Long.MAX_VALUE / 2 : nowNs + timeoutNs;
     }
 
     /**

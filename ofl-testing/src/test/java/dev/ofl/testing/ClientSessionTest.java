@@ -113,6 +113,35 @@ class ClientSessionTest {
         return result.get(30, TimeUnit.SECONDS);
     }
 
+    /**
+     * A timeout passed where await wants a deadline lies far behind the client's clock (here 10
+     * days ahead of the machine's): refused, nothing broken, the ticket still outstanding; the
+     * Duration forms take a timeout.
+     */
+    @Test
+    void aTimeoutPassedAsADeadlineIsRefusedAndTheDurationFormsTakeTimeouts() {
+        long tenDaysNs = TimeUnit.DAYS.toNanos(10);
+        OflClient c = connect(ClientConfig.builder().clock(() -> System.nanoTime() + tenDaysNs));
+        Region region = c.registerRegion(arena.allocate(8));
+        long ticket = submit(c, region, OP_ECHO, 7);
+        Completion completion = new Completion();
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> c.await(ticket, 10 * SECOND_NS, completion));
+        assertTrue(refused.getMessage().contains("absolute deadline") && refused.getMessage().contains("Duration"),
+                refused.getMessage());
+        assertFalse(c.isBroken(), "a refused await breaks nothing");
+        assertEquals(OflStatus.OK, c.await(ticket, java.time.Duration.ofSeconds(10), completion));
+        assertEquals(7, region.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
+        c.requestPayload().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 8L);
+        assertEquals(OflStatus.OK, c.call(OP_ECHO, 0, 8, ResponseRanges.of(region), java.time.Duration.ofSeconds(10),
+                completion));
+        assertEquals(8, region.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
+        assertThrows(IllegalArgumentException.class, () -> c.deadlineAfter(java.time.Duration.ofNanos(-1)));
+        long forEver = c.deadlineAfter(java.time.Duration.ofSeconds(Long.MAX_VALUE));
+        assertTrue(forEver - c.clock().nanoTime() > 0, "a timeout of centuries saturates, never wraps into the past");
+        assertEquals(0, c.statistics().brokenConnections());
+    }
+
     /** After registerRegion, reconnect and close have returned, another thread may use the client. */
     @Test
     void aClientIsHandedOverAfterEachKindOfCall() throws Exception {

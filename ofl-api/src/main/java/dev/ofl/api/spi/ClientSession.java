@@ -49,6 +49,8 @@ import org.slf4j.LoggerFactory;
 public final class ClientSession implements OflClient {
     private static final Logger LOG = LoggerFactory.getLogger(ClientSession.class);
     private static final ApiAccess.Members API = ApiAccess.members();
+    /** A deadline further behind the clock than this is taken for a timeout passed by mistake. */
+    private static final long IMPLAUSIBLY_PAST_NS = 60_000_000_000L;
     /** What a caller must do about region memory; the end of every message about a freed region. */
     private static final String REGION_LIFETIME = "A region's memory must stay alive until the client is closed: "
             + "free it after close(), or let the client own it with allocateRegion(bytes). Over RDMA the device may "
@@ -319,6 +321,13 @@ public final class ClientSession implements OflClient {
                         + "; call reconnect()");
             }
             long nowNs = clock.nanoTime();
+            if (deadlineNs - nowNs < -IMPLAUSIBLY_PAST_NS) {
+                // Most likely a timeout passed where a deadline belongs: refused, nothing broken.
+                throw new IllegalArgumentException("the deadline " + deadlineNs + " lies " + (nowNs - deadlineNs)
+                        / 1_000_000_000L + " s before the client's clock (" + nowNs + "): await takes an absolute "
+                        + "deadline on clock(), clock().nanoTime() + timeoutNs; for a timeout use await(ticket, "
+                        + "Duration, completion). Ticket " + ticket + " is still outstanding");
+            }
             try {
                 int work;
                 if (waitMode == WaitMode.BLOCKING && nowNs - deadlineNs < 0) {
