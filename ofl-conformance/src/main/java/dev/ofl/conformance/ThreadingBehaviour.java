@@ -102,6 +102,63 @@ abstract class ThreadingBehaviour extends ConformanceBehaviour {
     }
 
     /**
+     * Thirty-two clients on virtual threads call a server in the same process, busy-polling: each
+     * yields its carrier between empty polls, so that the server's own virtual threads (and the
+     * other clients) run on the machine's few carriers, and every call succeeds.
+     */
+    @Test
+    void virtualThreadClientsThatBusyPollLeaveAnInProcessServerRoom() throws Exception {
+        assertVirtualThreadClientsAllServed(WaitMode.BUSY_POLL);
+    }
+
+    /**
+     * The same with blocking waits: a waiting client parks its virtual thread (over RDMA, woken by
+     * the process's completion poller) instead of holding its carrier in a native wait.
+     */
+    @Test
+    void virtualThreadClientsThatBlockLeaveAnInProcessServerRoom() throws Exception {
+        assertVirtualThreadClientsAllServed(WaitMode.BLOCKING);
+    }
+
+    private void assertVirtualThreadClientsAllServed(WaitMode mode) throws Exception {
+        int clients = 32;
+        int calls = 40;
+        // All of them connect at once from one address: a burst, not an attack.
+        OflServer server = fixture.serve(b -> b.maxConnectionsPerAddress(clients).maxPendingPerAddress(clients), echo());
+        List<Future<String>> results = new java.util.ArrayList<>();
+        try (ExecutorService threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int c = 0; c < clients; c++) {
+                int id = c;
+                results.add(threads.submit(() -> {
+                    try (OflClient client = dev.ofl.api.Ofl.connect(fixture.clientBuilder(server.localAddress())
+                            .waitMode(mode).connectTimeout(Duration.ofSeconds(WAIT_SECONDS)).build())) {
+                        Region region = client.allocateRegion(64);
+                        Completion completion = new Completion();
+                        for (int i = 0; i < calls; i++) {
+                            int value = id * 1000 + i;
+                            client.requestPayload().set(Fixture.INT_LE, 0, value);
+                            int status = client.call(TestOp.ECHO.code(), 0, 4, ResponseRanges.of(region),
+                                    Fixture.CALL_TIMEOUT_NS, completion);
+                            if (status != OflStatus.OK || region.segment().get(Fixture.INT_LE, 0) != value) {
+                                return "client " + id + ", call " + i + ": " + OflStatus.name(status) + ", "
+                                        + completion;
+                            }
+                        }
+                        return null;
+                    } catch (RuntimeException e) {
+                        return "client " + id + ": " + e;
+                    }
+                }));
+            }
+        }
+        for (Future<String> result : results) {
+            String failure = within(result, "a virtual-thread client's calls");
+            assertTrue(failure == null, failure);
+        }
+        assertEquals((long) clients * calls, server.statistics().requests(), "every call reached the handler");
+    }
+
+    /**
      * {@code awaitTermination} waits until {@code close()} has returned: bounded, it reports
      * {@code false} while the server runs; a thread waiting without a bound is released by a close
      * on another thread; afterwards both forms report at once. The server's acceptor is a daemon

@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,6 +50,8 @@ import org.slf4j.LoggerFactory;
 public final class ClientSession implements OflClient {
     private static final Logger LOG = LoggerFactory.getLogger(ClientSession.class);
     private static final ApiAccess.Members API = ApiAccess.members();
+    /** Between empty polls of a busy-polling client on a virtual thread: the carrier is free meanwhile. */
+    private static final long VIRTUAL_POLL_PARK_NS = 20_000L;
     /** A deadline further behind the clock than this is taken for a timeout passed by mistake. */
     private static final long IMPLAUSIBLY_PAST_NS = 60_000_000_000L;
     /** What a caller must do about region memory; the end of every message about a freed region. */
@@ -307,6 +310,11 @@ public final class ClientSession implements OflClient {
                     + " by a reconnect, or never issued)");
         }
         idle.reset();
+        // A busy poll on a virtual thread parks briefly between empty polls rather than spin on its
+        // carrier: spinning, or Thread.yield() (which puts it back ahead of threads woken from
+        // outside the pool, such as the JDK's socket pollers), keeps the other virtual threads
+        // (an in-process server's among them) from running.
+        boolean yields = waitMode != WaitMode.BLOCKING && Thread.currentThread().isVirtual();
         while (!done[slot]) {
             String freed = freedInFlight();
             if (freed != null) {
@@ -363,7 +371,11 @@ public final class ClientSession implements OflClient {
                             + "connection is broken so that nothing lands late (the interrupt stays set); call "
                             + "reconnect()");
                 }
-                if (waitMode != WaitMode.BLOCKING) {
+                if (yields) {
+                    if (work == 0) {
+                        LockSupport.parkNanos(VIRTUAL_POLL_PARK_NS);
+                    }
+                } else if (waitMode != WaitMode.BLOCKING) {
                     idle.idle(work);
                 }
             } catch (ProtocolException e) {

@@ -322,7 +322,8 @@ final class CompletionPoller {
         private final int fd;
         private final int slot;
         private final int generation;
-        private final Thread owner;
+        /** The thread the poller wakes: the one that armed last (a client may change hands between calls). */
+        private volatile Thread owner;
         private final Arena arena = Arena.ofShared();
         private final MemorySegment event = arena.allocate(EPOLL_EVENT);
         private final MemorySegment state = arena.allocate(CAPTURE);
@@ -338,12 +339,14 @@ final class CompletionPoller {
         }
 
         /**
-         * Arms the descriptor for one report: the poller unparks the owner once it is readable,
-         * at once if it is readable already. Allocation-free; does not block.
+         * Arms the descriptor for one report, for the calling thread, which becomes the owner: the
+         * poller unparks it once the descriptor is readable, at once if it is readable already.
+         * Allocation-free; does not block.
          *
          * @throws IOException if epoll refuses
          */
         void arm() throws IOException {
+            owner = Thread.currentThread();
             control(EPOLL_CTL_MOD, EPOLLIN | EPOLLONESHOT);
         }
 

@@ -89,6 +89,10 @@ final class RdmaClientTransport implements ClientTransport {
 
     private RdmaDevice device;
     private Link link;
+    /** The link's completion channel in the process's poller, once a virtual thread waited on it. */
+    private CompletionPoller.Registration events;
+    /** The process's poller; tests give one of their own. */
+    private final CompletionPoller poller = CompletionPoller.shared();
     private MemoryRegion sendSlotsMr;
     private MemoryRegion[] regionMrs = new MemoryRegion[4];
     private SocketChannel socket;
@@ -347,6 +351,9 @@ final class RdmaClientTransport implements ClientTransport {
 
     @Override
     public int awaitProgress(ResponseSink sink, long deadlineNs, long nowNs) throws ProtocolException {
+        if (Thread.currentThread().isVirtual()) {
+            return awaitParked(sink, deadlineNs, nowNs);
+        }
         int rc = link.cq.requestNotify(false);
         if (rc != 0) {
             throw new OflConnectionException("ibv_req_notify_cq failed: " + Errno.describe(rc));
@@ -361,6 +368,45 @@ final class RdmaClientTransport implements ClientTransport {
             link.channel.awaitEvent();
             link.cq.acknowledgeEvents(1);
         }
+        return 0;
+    }
+
+    /**
+     * A virtual thread's wait: it parks, and the process's {@link CompletionPoller} unparks it when
+     * the completion channel fires, instead of blocking in {@code poll(2)}, which would hold its
+     * carrier (16 virtual-thread clients on 2 carriers starved an in-process server). The order
+     * loses no completion: events already raised are taken (the poller made the descriptor
+     * non-blocking), the queue is armed, polled once more, and only then is the descriptor armed
+     * with the poller, which reports at once one already readable. A timed park, as a client's wait
+     * always is, allocates a timer task on a virtual thread.
+     */
+    private int awaitParked(ResponseSink sink, long deadlineNs, long nowNs) throws ProtocolException {
+        try {
+            if (events == null) {
+                events = poller.register(link.channel.fileDescriptor());
+            }
+            int taken = 0;
+            while (link.channel.takeEvent() != null) {
+                taken++;
+            }
+            if (taken > 0) {
+                link.cq.acknowledgeEvents(taken);
+            }
+            int rc = link.cq.requestNotify(false);
+            if (rc != 0) {
+                throw new OflConnectionException("ibv_req_notify_cq failed: " + Errno.describe(rc));
+            }
+            int work = poll(sink);
+            if (work > 0) {
+                return work;
+            }
+            events.arm();
+        } catch (IOException e) {
+            throw new OflConnectionException("waiting for completions failed: " + e.getMessage(), e);
+        }
+        // The bootstrap socket's loss raises no completion: bounded by the poller's sweep, the
+        // session then looks at the loss again.
+        events.park(deadlineNs - nowNs);
         return 0;
     }
 
@@ -412,6 +458,11 @@ final class RdmaClientTransport implements ClientTransport {
         BootstrapIo.closeQuietly(s);
         Link l = link;
         link = null;
+        if (events != null) {
+            // Before the link closes the channel's descriptor, whose number may then be reused.
+            events.close();
+            events = null;
+        }
         sendSlotsMr = null;
         announcementsMr = null;
         inlineLimit = PayloadRead.NOT_NEGOTIATED;
