@@ -63,10 +63,12 @@ public interface OflClient extends AutoCloseable {
     Region allocateRegion(long bytes);
 
     /**
-     * The payload area the next {@link #submit} sends: write the request there, in place, then
-     * submit with its length. The area is part of a send slot; each slot's address stays the same
-     * for the client's life, across reconnects. With several requests in flight, each submit moves
-     * to the next slot, so call this again before writing each request.
+     * The payload area {@link #submit} sends from: write the request there, in place, then submit
+     * with its length. One area for the client's life: the same segment, at the same address, for
+     * every request and across reconnects, so it may be kept; {@code submit} takes its bytes before
+     * it returns, and the next request may be written at once, with earlier ones still in flight.
+     * Over TCP it is the send slot itself (no copy); over RDMA, where the device reads a send slot
+     * after the post returns, {@code submit} copies the payload into the request's slot.
      *
      * @return a segment of {@link Limits#maxRequestBytes()} bytes
      */

@@ -14,6 +14,7 @@ import static dev.ofl.conformance.Patterns.streamBytes;
 import static dev.ofl.conformance.ResponseChecks.assertBytes;
 import static dev.ofl.conformance.ResponseChecks.assertOutsideRangesUntouched;
 import static dev.ofl.conformance.ResponseChecks.assertSentinel;
+import static dev.ofl.conformance.TestHandlers.echo;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -395,6 +396,37 @@ abstract class EchoAndRangesBehaviour extends ConformanceBehaviour {
             assertSentinel(memory, total, tail, "bytes after the range");
         } finally {
             firstPieceSeen.countDown();
+        }
+    }
+
+    /**
+     * A caller that keeps the first {@code requestPayload()} segment and writes every request into
+     * it, four in flight at a time, sends each request its own bytes: the area is one for the
+     * client's life, and submit takes the bytes before it returns.
+     */
+    @Test
+    void aKeptPayloadSegmentSendsEachPipelinedRequestItsOwnBytes() {
+        OflServer server = fixture.serve(b -> { }, echo());
+        OflClient client = fixture.connect(server, b -> b.limits(new Limits(4096, 1 << 20, Limits.MAX_RANGES, 4)));
+        MemorySegment kept = client.requestPayload();
+        MemorySegment memory = fixture.allocate(4 * 256);
+        Region region = client.registerRegion(memory);
+        Completion completion = new Completion();
+        for (int round = 0; round < 5; round++) {
+            long[] tickets = new long[4];
+            byte[][] payloads = new byte[4][];
+            for (int i = 0; i < tickets.length; i++) {
+                payloads[i] = randomBytes(200, round * 10L + i);
+                MemorySegment.copy(MemorySegment.ofArray(payloads[i]), 0, kept, 0, payloads[i].length);
+                tickets[i] = client.submit(TestOp.ECHO.code(), i, payloads[i].length,
+                        new ResponseRanges().add(region, i * 256L, 256));
+                assertTrue(tickets[i] >= 0, "submit " + i);
+                assertEquals(kept.address(), client.requestPayload().address(), "the payload area never moves");
+            }
+            for (int i = 0; i < tickets.length; i++) {
+                assertEquals(OflStatus.OK, client.await(tickets[i], deadline(client), completion), completion::toString);
+                assertBytes(payloads[i], memory, i * 256L, "round " + round + ", request " + i);
+            }
         }
     }
 }

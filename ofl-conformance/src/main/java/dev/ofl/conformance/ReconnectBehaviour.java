@@ -40,6 +40,7 @@ abstract class ReconnectBehaviour extends ConformanceBehaviour {
         MemorySegment memory = fixture.allocate(4096);
         ResponseRanges ranges = ResponseRanges.of(client.registerRegion(memory));
         Set<Long> before = payloadAddressesOverCalls(client, memory, ranges, 8, "before reconnect");
+        assertEquals(1, before.size(), "one payload area for every request: " + before);
 
         long ticket = client.submit(TestOp.BLOCK.code(), 0, 0, ranges);
         blocker.awaitEntered();

@@ -162,6 +162,12 @@ final class TcpClientTransport implements ClientTransport {
         return true;
     }
 
+    /** A request is written to the socket whole before {@link #send} returns. */
+    @Override
+    public boolean sendCopiesMessage() {
+        return true;
+    }
+
     @Override
     public void send(int slot, MemorySegment message, long length, ResponseSink sink) throws ProtocolException {
         ByteBuffer out = slotBuffers[slot];

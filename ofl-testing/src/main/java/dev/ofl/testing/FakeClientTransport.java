@@ -96,6 +96,12 @@ final class FakeClientTransport implements ClientTransport {
         return region.id();
     }
 
+    /** A request is copied onto the link before {@link #send} returns. */
+    @Override
+    public boolean sendCopiesMessage() {
+        return true;
+    }
+
     @Override
     public void send(int slot, MemorySegment message, long length, ResponseSink sink) {
         // The session names the slot so that no transport divides to find it: hold it to the message.

@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Tickets number requests for the client's whole life; the wire sequence restarts at zero on
  * each connection (ticket = connection base + sequence). Slot {@code ticket % slots} holds a
- * request's send buffer, where its response goes and its outcome. The session keeps the slots of
+ * request's send buffer (over a transport whose send copies the message out, every request uses
+ * slot 0's), where its response goes and its outcome. The session keeps the slots of
  * its next, oldest and receiving tickets as it moves them rather than computing {@code ticket %
  * slots} (a long division, tens of cycles) several times per call. There is one slot more than may
  * be in flight, so the slot {@link #requestPayload()} hands out never belongs to a request whose
@@ -74,6 +75,14 @@ public final class ClientSession implements OflClient {
 
     private final MemorySegment[] messages;
     private final MemorySegment[] payloads;
+    /**
+     * The payload area {@link #requestPayload()} hands out, the same for the client's life: the
+     * one send slot of a transport whose send copies the message out, else an area of its own
+     * copied into the request's slot at submit.
+     */
+    private final MemorySegment stablePayload;
+    /** Whether every request goes out of send slot 0 ({@link ClientTransport#sendCopiesMessage()}). */
+    private final boolean oneSlot;
     private final RangeCursor[] cursors;
     /** How many slots the ring has. */
     private final int slots;
@@ -141,6 +150,11 @@ public final class ClientSession implements OflClient {
                 awaited[i] = true;
             }
             created = factory.create(config, memory, slotBytes);
+            // A payload area whose address never changes: callers keep the segment (as Netty's and
+            // Aeron's do their buffers), and a rotating one then sent other requests' payloads.
+            oneSlot = created.sendCopiesMessage();
+            stablePayload = oneSlot ? payloads[0] : arena.allocate(Math.max(1, limits.maxRequestBytes()), 64)
+                    .asSlice(0, limits.maxRequestBytes());
             events.connecting();
             created.connect(regions, clock.nanoTime() + TimeUnit.NANOSECONDS.convert(config.connectTimeout()));
             events.connected(created, false);
@@ -231,7 +245,7 @@ public final class ClientSession implements OflClient {
 
     @Override
     public MemorySegment requestPayload() {
-        return payloads[nextSlot];
+        return stablePayload;
     }
 
     @Override
@@ -262,8 +276,12 @@ public final class ClientSession implements OflClient {
             // Asked before anything is written: a transport refuses a range it cannot name.
             transport.rangeKey(ranges.region(i));
         }
-        long length = encoder.encode(messages[slot], nextTicket - ticketBase, op, generation, payloadLength, ranges,
-                transport);
+        int messageSlot = oneSlot ? 0 : slot;
+        if (!oneSlot) {
+            MemorySegment.copy(stablePayload, 0, payloads[slot], 0, payloadLength);
+        }
+        long length = encoder.encode(messages[messageSlot], nextTicket - ticketBase, op, generation, payloadLength,
+                ranges, transport);
         RangeCursor cursor = cursors[slot];
         cursor.clear();
         for (int i = 0; i < ranges.count(); i++) {
@@ -274,7 +292,7 @@ public final class ClientSession implements OflClient {
         awaited[slot] = false;
         events.submitted(slot, nextTicket, op, generation, payloadLength);
         try {
-            transport.send(slot, messages[slot], length, sink);
+            transport.send(messageSlot, messages[messageSlot], length, sink);
         } catch (ProtocolException e) {
             awaited[slot] = true;
             throw broken(Counter.PROTOCOL_ERRORS, "the server broke the protocol: " + e.getMessage(), null);

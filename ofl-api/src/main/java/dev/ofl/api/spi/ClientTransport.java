@@ -82,6 +82,20 @@ public interface ClientTransport extends RequestEncoder.RangeAddressing {
     void send(int slot, MemorySegment message, long length, ResponseSink sink) throws ProtocolException;
 
     /**
+     * Whether {@link #send} has copied the message out (into the kernel, or wherever it goes)
+     * before it returns, so that the session may write the next request into the same memory at
+     * once. The session then uses one send slot for every request, and its payload area is the
+     * stable one the client hands out, with no copy. Otherwise (RDMA: the device reads a slot after
+     * the post returns, and the server may read a large payload from it later) the session rotates
+     * slots and copies each payload from its stable area into the slot at submit.
+     *
+     * @return {@code true} if the message memory is free again when {@code send} returns
+     */
+    default boolean sendCopiesMessage() {
+        return false;
+    }
+
+    /**
      * Takes what arrived, without blocking, and hands it to {@code sink}.
      *
      * @param sink where arriving responses go
