@@ -180,4 +180,28 @@ abstract class ShutdownBehaviour extends ConformanceBehaviour {
         }
         return fail("new clients were still accepted " + WAIT_SECONDS + " s after close() began");
     }
+
+    /**
+     * A server that goes away (closed here, as a restart would) counts as a peer loss at its
+     * client on every backend, not as a transport failure: an alert on transport failures must
+     * not page on every server restart.
+     */
+    @Test
+    void aServerThatGoesAwayCountsAsAPeerLossAtTheClient() throws Exception {
+        OflServer server = fixture.serve(b -> { }, echo());
+        OflClient client = fixture.connect(server, b -> { });
+        MemorySegment memory = fixture.allocate(256);
+        Region region = client.registerRegion(memory);
+        assertEchoWorks(client, memory, ResponseRanges.of(region), "before the server goes away");
+        server.close();
+        OflConnectionException lost = assertThrows(OflConnectionException.class, () -> {
+            for (int i = 0; i < 100; i++) {
+                client.call(TestOp.ECHO.code(), 0, 0, ResponseRanges.of(region), CALL_TIMEOUT_NS, new Completion());
+            }
+        }, "a call after the server went away");
+        assertNotNull(lost.getMessage());
+        assertTrue(client.isBroken());
+        assertEquals(1, client.statistics().peerLosses(), () -> client.statistics().toString());
+        assertEquals(0, client.statistics().transportFailures(), () -> client.statistics().toString());
+    }
 }

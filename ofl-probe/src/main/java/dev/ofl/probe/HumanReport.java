@@ -50,8 +50,9 @@ final class HumanReport {
                 + memlock.maxResponseBytes() + ", maxRanges " + memlock.maxRanges() + ", maxInFlight "
                 + memlock.maxInFlight() + " (--max-* options), RDMA registers:");
         out.println("  a client: " + MemlockLimit.describe(memlock.clientBytes()) + ", plus its regions");
-        out.println("  a server connection: " + MemlockLimit.describe(memlock.serverConnectionBytes()) + "; "
-                + memlock.connections() + " (--connections): " + MemlockLimit.describe(memlock.serverBytes()));
+        out.println("  a server: its staging pool " + MemlockLimit.describe(memlock.serverStagingBytes())
+                + " (the default budget, once), and per connection " + MemlockLimit.describe(memlock.serverConnectionBytes())
+                + "; with " + memlock.connections() + " (--connections): " + MemlockLimit.describe(memlock.serverBytes()));
         out.println("  " + memlock.verdict());
     }
 

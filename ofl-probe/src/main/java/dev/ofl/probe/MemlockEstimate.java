@@ -1,22 +1,32 @@
 package dev.ofl.probe;
 
 import dev.ofl.api.Limits;
+import dev.ofl.api.ServerConfig;
 import dev.ofl.api.wire.MessageHeader;
+import dev.ofl.api.wire.PayloadRead;
 import dev.ofl.probe.ProbeReport.Memlock;
 import dev.ofl.verbs.MemlockLimit;
 
 /**
  * What the RDMA backend registers for given limits, against this process's locked-memory limit.
  *
- * <p>The sizes follow the backend's allocations (docs/OPERATIONS.md, "RDMA registered memory"):
- * a client registers its send slots, one more than {@code maxInFlight}, and its completion ring
- * of {@code maxInFlight} 64-byte headers, plus the application's regions; a server connection
- * registers {@code maxInFlight} receive slots, the response staging of {@code maxResponseBytes}
- * and one 64-byte completion header. A slot holds a request header, its payload and its range
- * descriptors, rounded up to 64 bytes. Each registration pins whole pages. Stateless.
+ * <p>The sizes follow the backend's allocations (docs/OPERATIONS.md, "RDMA registered memory";
+ * docs/PROTOCOL.md 13): a client registers its send slots, one more than {@code maxInFlight}, and
+ * its completion ring of {@code maxInFlight} 64-byte headers, plus the application's regions; a
+ * server connection registers {@code maxInFlight} receive slots and a ring of 256 64-byte
+ * completion headers, and the server registers one staging pool for all its connections, its
+ * budget (by default the larger of 64 MiB and {@code maxResponseBytes}), the first time a response
+ * needs it. A client slot holds a request header, its payload and its range descriptors, rounded
+ * up to 64 bytes; a server's receive slot holds the same for a payload up to the inline limit
+ * (4,096 bytes) when the client offers payload read, as an ofl client does, and the server reads
+ * larger payloads into its pool. Each registration pins whole pages. Stateless.
  */
 final class MemlockEstimate {
     private static final long HEADER_BYTES = MessageHeader.LENGTH;
+    /** The server's completion headers per connection: its send queue's depth. */
+    private static final long SERVER_HEADERS = 256;
+    /** The backend's default {@code rdma.inlineRequestBytes}: longer payloads are read by the server. */
+    private static final int INLINE_REQUEST_BYTES = 4096;
 
     private MemlockEstimate() {
     }
@@ -44,16 +54,37 @@ final class MemlockEstimate {
     }
 
     /**
-     * Bytes one server connection pins.
+     * Bytes one server connection pins of its own, for a client that offers payload read (every
+     * ofl client does): receive slots for payloads up to the inline limit, and its completion
+     * headers. Without the offer its slots hold whole requests ({@link #slotBytes}).
      *
      * @param limits the connection's negotiated limits
      * @param pageSize the page size
      * @return whole pages, in bytes
      */
     static long serverConnectionBytes(Limits limits, long pageSize) {
-        return pages(slotBytes(limits) * limits.maxInFlight(), pageSize)
-                + pages(Math.max(1, limits.maxResponseBytes()), pageSize)
-                + pages(HEADER_BYTES, pageSize);
+        boolean readsPayloads = limits.maxRequestBytes() > INLINE_REQUEST_BYTES
+                && extentBytes(MessageHeader.requestLength(limits.maxRequestBytes(), limits.maxRanges()))
+                        + extentBytes(limits.maxResponseBytes()) <= stagingBytes(limits);
+        int inline = readsPayloads ? INLINE_REQUEST_BYTES : limits.maxRequestBytes();
+        long slot = (Math.max(MessageHeader.requestLength(inline, limits.maxRanges()),
+                PayloadRead.announcementLength(limits.maxRanges())) + 63) & ~63L;
+        return pages(slot * limits.maxInFlight(), pageSize) + pages(HEADER_BYTES * SERVER_HEADERS, pageSize);
+    }
+
+    /**
+     * Bytes of the server's staging pool, registered once for all its connections: the default
+     * budget for a server whose limits allow {@code limits}' responses.
+     *
+     * @param limits the largest response a client asks for
+     * @return the budget
+     */
+    static long stagingBytes(Limits limits) {
+        return Math.max(ServerConfig.DEFAULT_STAGING_BUDGET_BYTES, extentBytes(limits.maxResponseBytes()));
+    }
+
+    private static long extentBytes(long bytes) {
+        return (bytes + 4095) / 4096 * 4096;
     }
 
     private static long pages(long bytes, long pageSize) {
@@ -73,7 +104,8 @@ final class MemlockEstimate {
     static Memlock of(MemlockLimit limit, boolean lockCapable, Limits limits, int connections, long pageSize) {
         long client = clientBytes(limits, pageSize);
         long connection = serverConnectionBytes(limits, pageSize);
-        long server = connection * connections;
+        long staging = pages(stagingBytes(limits), pageSize);
+        long server = staging + connection * connections;
         String verdict;
         if (lockCapable) {
             verdict = "this process holds CAP_IPC_LOCK, which lifts the limit; a service without it (most non-root "
@@ -94,7 +126,7 @@ final class MemlockEstimate {
                 limit.isUnlimited() ? null : limit.softBytes(),
                 limit.hardBytes() == MemlockLimit.UNLIMITED ? null : limit.hardBytes(), lockCapable, pageSize,
                 limits.maxRequestBytes(), limits.maxResponseBytes(), limits.maxRanges(), limits.maxInFlight(),
-                connections, client, connection, server, verdict);
+                connections, client, connection, staging, server, verdict);
     }
 
     private static String fits(String who, long bytes, MemlockLimit limit) {

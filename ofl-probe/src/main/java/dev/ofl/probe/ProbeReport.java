@@ -71,13 +71,16 @@ record ProbeReport(String library, Outcome outcome, int exitStatus, List<DeviceV
      * @param maxInFlight likewise
      * @param connections the server connections the server estimate is for
      * @param clientBytes what a client registers, without its regions
-     * @param serverConnectionBytes what one server connection registers
-     * @param serverBytes {@code serverConnectionBytes} times {@code connections}
+     * @param serverConnectionBytes what one server connection registers of its own
+     * @param serverStagingBytes the server's staging pool, registered once for all its connections
+     *     (the default budget)
+     * @param serverBytes {@code serverStagingBytes} plus {@code serverConnectionBytes} times
+     *     {@code connections}
      * @param verdict whether each fits, and the fix when one does not
      */
     record Memlock(String soft, String hard, Long softBytes, Long hardBytes, boolean lockCapable, long pageSize,
             int maxRequestBytes, int maxResponseBytes, int maxRanges, int maxInFlight, int connections,
-            long clientBytes, long serverConnectionBytes, long serverBytes, String verdict) {
+            long clientBytes, long serverConnectionBytes, long serverStagingBytes, long serverBytes, String verdict) {
     }
 
     /** What a run concluded, with its exit status. */

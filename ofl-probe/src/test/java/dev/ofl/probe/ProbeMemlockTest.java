@@ -26,9 +26,20 @@ class ProbeMemlockTest {
         assertEquals(262_464, MemlockEstimate.slotBytes(Limits.CLIENT_DEFAULTS));
         // 9 send slots (one spare) and a ring of 8 headers, each rounded to pages.
         assertEquals(pages(9 * 262_464) + PAGE, MemlockEstimate.clientBytes(Limits.CLIENT_DEFAULTS, PAGE));
-        // 8 receive slots, 16 MiB staging, one header page.
-        assertEquals(pages(8 * 262_464) + 16 * MIB + PAGE,
-                MemlockEstimate.serverConnectionBytes(Limits.CLIENT_DEFAULTS, PAGE));
+        // docs/PROTOCOL.md 13: 8 receive slots of 4,416 bytes (payloads up to 4,096 inline; the server
+        // reads larger ones), 35,328 bytes, and 256 completion headers, 16,384 bytes.
+        assertEquals(pages(35_328) + 16_384, MemlockEstimate.serverConnectionBytes(Limits.CLIENT_DEFAULTS, PAGE));
+        // The staging pool, registered once per server: the default budget.
+        assertEquals(64 * MIB, MemlockEstimate.stagingBytes(Limits.CLIENT_DEFAULTS));
+        assertEquals(128 * MIB, MemlockEstimate.stagingBytes(new Limits(1024, 128 << 20, 16, 8)));
+    }
+
+    @Test
+    void aOneConnectionServerCountsItsStagingPool() {
+        Memlock memlock = MemlockEstimate.of(MemlockLimit.of(8 * MIB, 8 * MIB), false, Limits.CLIENT_DEFAULTS, 1, PAGE);
+        assertEquals(64 * MIB + MemlockEstimate.serverConnectionBytes(Limits.CLIENT_DEFAULTS, PAGE),
+                memlock.serverBytes(), "a one-connection server pins about 64 MiB, mostly the pool");
+        assertEquals(64 * MIB, memlock.serverStagingBytes());
     }
 
     @Test
@@ -36,12 +47,13 @@ class ProbeMemlockTest {
         Memlock memlock = MemlockEstimate.of(MemlockLimit.of(8 * MIB, 8 * MIB), false, Limits.CLIENT_DEFAULTS, 2, PAGE);
 
         long connection = MemlockEstimate.serverConnectionBytes(Limits.CLIENT_DEFAULTS, PAGE);
-        assertEquals(2 * connection, memlock.serverBytes());
+        long server = 64 * MIB + 2 * connection;
+        assertEquals(server, memlock.serverBytes());
         assertEquals(8 * MIB, memlock.softBytes());
         assertTrue(memlock.verdict().startsWith("a client fits"), memlock::verdict);
         assertTrue(memlock.verdict().contains("a server with 2 connections needs "
-                + MemlockLimit.describe(2 * connection) + ", above the soft limit by "
-                + MemlockLimit.describe(2 * connection - 8 * MIB)), memlock::verdict);
+                + MemlockLimit.describe(server) + ", above the soft limit by "
+                + MemlockLimit.describe(server - 8 * MIB)), memlock::verdict);
         assertTrue(memlock.verdict().contains("ulimit -l") && memlock.verdict().contains("LimitMEMLOCK="),
                 memlock::verdict);
     }
@@ -73,7 +85,8 @@ class ProbeMemlockTest {
         Limits limits = new Limits(Limits.CLIENT_DEFAULTS.maxRequestBytes(), 1 << 20, Limits.MAX_RANGES, 4);
         long connection = MemlockEstimate.serverConnectionBytes(limits, MemlockLimit.pageSize());
         assertEquals(connection, memlock.path("serverConnectionBytes").asLong());
-        assertEquals(3 * connection, memlock.path("serverBytes").asLong());
+        assertEquals(64 * MIB, memlock.path("serverStagingBytes").asLong());
+        assertEquals(64 * MIB + 3 * connection, memlock.path("serverBytes").asLong());
     }
 
     @Test
@@ -83,7 +96,7 @@ class ProbeMemlockTest {
         assertEquals(ExitStatus.LIBRARY_MISSING, run.exitStatus(), run::toString);
         assertTrue(run.err().contains("locked memory (RLIMIT_MEMLOCK, of this process): soft "
                 + MemlockLimit.describe(MemlockLimit.current().softBytes())), run::toString);
-        assertTrue(run.err().contains("a server connection: "), run::toString);
+        assertTrue(run.err().contains("a server: its staging pool "), run::toString);
     }
 
     @Test

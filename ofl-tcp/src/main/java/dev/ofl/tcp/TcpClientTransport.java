@@ -59,6 +59,10 @@ final class TcpClientTransport implements ClientTransport {
     private final boolean directSocketCalls;
     private final Arena arena;
     private final ByteBuffer[] slotBuffers;
+    /** Why the socket ended or failed under a read or write, or {@code null}; see {@link #lossReason()}. */
+    private volatile String loss;
+    /** Set by {@link #breakConnection()}: what fails after it failed because of it, not of the server. */
+    private volatile boolean closedHere;
     private final MemorySegment rx;
     private final ByteBuffer rxBuffer;
     private final MessageHeader header = new MessageHeader();
@@ -115,6 +119,8 @@ final class TcpClientTransport implements ClientTransport {
             rxStart = 0;
             rxEnd = 0;
             pieceRemaining = 0;
+            loss = null;
+            closedHere = false;
             // The server's logs and dev.ofl.Handler events name the client by this address.
             path = "from " + ch.getLocalAddress();
             LOG.debug("connected to {} as {}", server, ch.getLocalAddress());
@@ -175,7 +181,9 @@ final class TcpClientTransport implements ClientTransport {
         try {
             write(message.address(), out, sink);
         } catch (IOException e) {
-            throw new OflConnectionException("sending a request failed: " + e, e);
+            String failure = "sending a request failed: " + e;
+            lost(failure);
+            throw new OflConnectionException(failure, e);
         }
     }
 
@@ -231,7 +239,19 @@ final class TcpClientTransport implements ClientTransport {
         try {
             return read(sink);
         } catch (IOException e) {
-            throw new OflConnectionException("the connection failed: " + e, e);
+            String failure = "the connection to the server failed: " + e;
+            lost(failure);
+            throw new OflConnectionException(failure, e);
+        }
+    }
+
+    /**
+     * Records that the socket ended or failed under us, unless this side closed it: then the server
+     * is gone (closed, died, reset, unreachable).
+     */
+    private void lost(String failure) {
+        if (!closedHere) {
+            loss = failure;
         }
     }
 
@@ -326,14 +346,20 @@ final class TcpClientTransport implements ClientTransport {
         return socket != null;
     }
 
+    /**
+     * Set when the socket ends or fails under a read or a write: the server is gone (it closed,
+     * died or became unreachable), the same cause an RDMA client learns from its bootstrap socket,
+     * so that both count a server restart as a peer loss.
+     */
     @Override
     public String lossReason() {
-        return null;
+        return loss;
     }
 
     /** Closes the socket: nothing more can be read into any range. */
     @Override
     public void breakConnection() {
+        closedHere = true;
         closeSocket();
         BootstrapIo.closeQuietly(channel);
         BootstrapIo.closeQuietly(selector);

@@ -298,7 +298,7 @@ public final class ClientSession implements OflClient {
             throw broken(Counter.PROTOCOL_ERRORS, "the server broke the protocol: " + e.getMessage(), null);
         } catch (OflConnectionException e) {
             awaited[slot] = true;
-            throw broken(Counter.TRANSPORT_FAILURES, e.getMessage(), e.getCause());
+            throw broken(failureCause(), e.getMessage(), e.getCause());
         } catch (RuntimeException e) {
             awaited[slot] = true;
             // Part of the request may be on the wire: the connection cannot be trusted any more.
@@ -406,12 +406,11 @@ public final class ClientSession implements OflClient {
                 if (done[slot]) {
                     // The same poll completed this ticket and then met the failure (an RDMA queue
                     // pair broken after the peer left flushes the rest): what arrived first counts.
-                    breakConnection(transport.lossReason() != null ? Counter.PEER_LOSSES : Counter.TRANSPORT_FAILURES,
-                            e.getMessage());
+                    breakConnection(failureCause(), e.getMessage());
                     break;
                 }
                 release(slot);
-                throw broken(Counter.TRANSPORT_FAILURES, e.getMessage(), e.getCause());
+                throw broken(failureCause(), e.getMessage(), e.getCause());
             } catch (RuntimeException e) {
                 // A region freed between the look above and the placement: the stream is out of step now.
                 String freedNow = freedInFlight();
@@ -482,6 +481,15 @@ public final class ClientSession implements OflClient {
                 breakConnection(Counter.PEER_LOSSES, lost);
             }
         }
+    }
+
+    /**
+     * What a transport's failure counts as: a peer loss when the transport found the server gone
+     * (its socket ended or failed: closed, died, unreachable), on every backend alike; otherwise a
+     * transport failure.
+     */
+    private Counter failureCause() {
+        return transport.lossReason() != null ? Counter.PEER_LOSSES : Counter.TRANSPORT_FAILURES;
     }
 
     private OflConnectionException broken(Counter cause, String reason, Throwable throwable) {
