@@ -450,7 +450,7 @@ class TcpWireTest {
                     e = failure;
                 }
             }
-            assertEquals("the connection failed: java.io.IOException: the server closed the connection",
+            assertEquals("the connection to the server failed: java.io.IOException: the server closed the connection",
                     e.getMessage(), pieceBytes + " bytes");
             assertEquals(List.of(), sink.completions);
             assertEquals(pattern(9), region.segment().get(ValueLayout.JAVA_BYTE, 9), "what came before the close");
