@@ -292,6 +292,24 @@ final class Link implements AutoCloseable {
     }
 
     /**
+     * Takes and acknowledges every completion event the channel holds, then arms the queue for the
+     * next: a waiter that then polls once more and finds nothing can sleep until the channel's
+     * descriptor is readable without missing a completion that came in between.
+     *
+     * @return 0, or the errno value of {@code ibv_req_notify_cq}
+     */
+    int rearm() {
+        int taken = 0;
+        while (channel.takeEvent() != null) {
+            taken++;
+        }
+        if (taken > 0) {
+            cq.acknowledgeEvents(taken);
+        }
+        return cq.requestNotify(false);
+    }
+
+    /**
      * Moves the QP to ERR so that nothing more lands in our memory and outstanding work flushes.
      * Idempotent; safe from the liveness thread.
      */

@@ -385,14 +385,7 @@ final class RdmaClientTransport implements ClientTransport {
             if (events == null) {
                 events = poller.register(link.channel.fileDescriptor());
             }
-            int taken = 0;
-            while (link.channel.takeEvent() != null) {
-                taken++;
-            }
-            if (taken > 0) {
-                link.cq.acknowledgeEvents(taken);
-            }
-            int rc = link.cq.requestNotify(false);
+            int rc = link.rearm();
             if (rc != 0) {
                 throw new OflConnectionException("ibv_req_notify_cq failed: " + Errno.describe(rc));
             }

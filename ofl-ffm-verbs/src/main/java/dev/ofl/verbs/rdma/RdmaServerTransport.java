@@ -659,14 +659,7 @@ final class RdmaServerTransport implements ServerTransport {
             } while (System.nanoTime() - until < 0 && !closing && !(lossWakes && peerLoss != null)
                     && !(drainWakes && draining));
         }
-        int taken = 0;
-        while (link.channel.takeEvent() != null) {
-            taken++;
-        }
-        if (taken > 0) {
-            link.cq.acknowledgeEvents(taken);
-        }
-        int rc = link.cq.requestNotify(false);
+        int rc = link.rearm();
         if (rc != 0) {
             throw new IOException("ibv_req_notify_cq failed: " + Errno.describe(rc));
         }
