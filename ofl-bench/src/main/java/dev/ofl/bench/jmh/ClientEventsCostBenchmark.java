@@ -7,16 +7,8 @@ import dev.ofl.api.OflStatus;
 import dev.ofl.api.Region;
 import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.spi.ClientSession;
-import dev.ofl.api.spi.ClientTransport;
-import dev.ofl.api.spi.ResponseSink;
-import dev.ofl.api.wire.MessageHeader;
-import dev.ofl.api.wire.MessageType;
-import dev.ofl.api.wire.ProtocolException;
-import dev.ofl.api.wire.WireStatus;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -73,7 +65,7 @@ public class ClientEventsCostBenchmark {
         arena = Arena.ofShared();
         client = new ClientSession(ClientConfig.builder().server(new InetSocketAddress("127.0.0.1", 9))
                 .serviceName("cost").limits(new Limits(64, 4096, 1, 1)).build(),
-                (config, slots, slotBytes) -> new AnsweringTransport());
+                (config, slots, slotBytes) -> new AnsweringTransport(RESPONSE_BYTES));
         Region region = client.registerRegion(arena.allocate(4096));
         ranges = new ResponseRanges().add(region, 0, RESPONSE_BYTES);
     }
@@ -98,81 +90,5 @@ public class ClientEventsCostBenchmark {
             throw new IllegalStateException("expected OK, got " + completion);
         }
         return completion.responseLength();
-    }
-
-    /** Answers every request at the next poll, as an RDMA completion would (length from the header). */
-    private static final class AnsweringTransport implements ClientTransport {
-        private final MemorySegment response = Arena.ofAuto().allocate(MessageHeader.LENGTH, 64);
-        private final MessageHeader header = new MessageHeader();
-        private final MessageHeader sent = new MessageHeader();
-        private long pendingSequence = -1;
-
-        @Override
-        public void connect(List<Region> regions, long deadlineNs) {
-        }
-
-        @Override
-        public void register(Region region) {
-        }
-
-        @Override
-        public long rangeAddress(Region region, long offset) {
-            return region.segment().address() + offset;
-        }
-
-        @Override
-        public int rangeKey(Region region) {
-            return 0;
-        }
-
-        @Override
-        public void send(int slot, MemorySegment message, long length, ResponseSink sink) {
-            pendingSequence = sent.wrap(message, 0).sequence();
-        }
-
-        @Override
-        public int poll(ResponseSink sink) throws ProtocolException {
-            if (pendingSequence < 0) {
-                return 0;
-            }
-            header.wrap(response, 0).reset(MessageType.RESPONSE, pendingSequence).status(WireStatus.OK)
-                    .responseLength(RESPONSE_BYTES);
-            pendingSequence = -1;
-            sink.complete(header);
-            return 1;
-        }
-
-        @Override
-        public int awaitProgress(ResponseSink sink, long deadlineNs, long nowNs) throws ProtocolException {
-            return poll(sink);
-        }
-
-        @Override
-        public boolean countsPlacedBytes() {
-            return false;
-        }
-
-        @Override
-        public String lossReason() {
-            return null;
-        }
-
-        @Override
-        public void breakConnection() {
-        }
-
-        @Override
-        public void disconnect() {
-        }
-
-        @Override
-        public boolean close() {
-            return true;
-        }
-
-        @Override
-        public String backend() {
-            return "answering";
-        }
     }
 }
