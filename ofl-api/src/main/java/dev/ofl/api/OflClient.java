@@ -67,8 +67,8 @@ public interface OflClient extends AutoCloseable {
      * with its length. One area for the client's life: the same segment, at the same address, for
      * every request and across reconnects, so it may be kept; {@code submit} takes its bytes before
      * it returns, and the next request may be written at once, with earlier ones still in flight.
-     * Over TCP it is the send slot itself (no copy); over RDMA, where the device reads a send slot
-     * after the post returns, {@code submit} copies the payload into the request's slot.
+     * {@code submit} copies the payload's bytes into the request's send slot, and never writes the
+     * area: bytes past one request's length stay as they were for the next.
      *
      * @return a segment of {@link Limits#maxRequestBytes()} bytes
      */

@@ -31,6 +31,7 @@ import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.WaitMode;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -428,5 +429,34 @@ abstract class EchoAndRangesBehaviour extends ConformanceBehaviour {
                 assertBytes(payloads[i], memory, i * 256L, "round " + round + ", request " + i);
             }
         }
+    }
+
+    /**
+     * Submit never writes the payload area: a template written once and sent at several lengths,
+     * shortest first, sends every byte of it each time (range descriptors and padding go into the
+     * send slot, not after the payload in the caller's area).
+     */
+    @Test
+    void submitLeavesThePayloadAreaAsTheCallerWroteIt() {
+        OflServer server = fixture.serve(b -> { }, echo());
+        OflClient client = fixture.connect(server, b -> b.limits(new Limits(4096, 1 << 20, Limits.MAX_RANGES, 4)));
+        byte[] template = randomBytes(1000, 77);
+        MemorySegment.copy(MemorySegment.ofArray(template), 0, client.requestPayload(), 0, template.length);
+        MemorySegment memory = fixture.allocate(1024);
+        Region region = client.registerRegion(memory);
+        Completion completion = new Completion();
+        for (int length : new int[] {8, 50, 200, 1000}) {
+            ResponseRanges ranges = new ResponseRanges();
+            for (int i = 0; i < Limits.MAX_RANGES; i++) {
+                ranges.add(region, i * 64L, 64);
+            }
+            assertEquals(OflStatus.OK, client.call(TestOp.ECHO.code(), 0, length, ranges, deadline(client)
+                    - client.clock().nanoTime(), completion), completion::toString);
+            assertBytes(Arrays.copyOf(template, Math.min(length, 1024)), memory, 0,
+                    "the echo of the first " + length + " template bytes");
+        }
+        byte[] area = new byte[template.length];
+        MemorySegment.copy(client.requestPayload(), ValueLayout.JAVA_BYTE, 0, area, 0, area.length);
+        assertArrayEquals(template, area, "the payload area after four submits");
     }
 }

@@ -76,9 +76,10 @@ public final class ClientSession implements OflClient {
     private final MemorySegment[] messages;
     private final MemorySegment[] payloads;
     /**
-     * The payload area {@link #requestPayload()} hands out, the same for the client's life: the
-     * one send slot of a transport whose send copies the message out, else an area of its own
-     * copied into the request's slot at submit.
+     * The payload area {@link #requestPayload()} hands out, the same for the client's life, and
+     * copied into the request's send slot at submit. Never a send slot itself: the encoder writes
+     * padding and range descriptors right after the payload, which would overwrite the caller's
+     * bytes past {@code payloadLength} (a template kept there for a longer request).
      */
     private final MemorySegment stablePayload;
     /** Whether every request goes out of send slot 0 ({@link ClientTransport#sendCopiesMessage()}). */
@@ -153,7 +154,7 @@ public final class ClientSession implements OflClient {
             // A payload area whose address never changes: callers keep the segment (as Netty's and
             // Aeron's do their buffers), and a rotating one then sent other requests' payloads.
             oneSlot = created.sendCopiesMessage();
-            stablePayload = oneSlot ? payloads[0] : arena.allocate(Math.max(1, limits.maxRequestBytes()), 64)
+            stablePayload = arena.allocate(Math.max(1, limits.maxRequestBytes()), 64)
                     .asSlice(0, limits.maxRequestBytes());
             events.connecting();
             created.connect(regions, clock.nanoTime() + TimeUnit.NANOSECONDS.convert(config.connectTimeout()));
@@ -277,9 +278,7 @@ public final class ClientSession implements OflClient {
             transport.rangeKey(ranges.region(i));
         }
         int messageSlot = oneSlot ? 0 : slot;
-        if (!oneSlot) {
-            MemorySegment.copy(stablePayload, 0, payloads[slot], 0, payloadLength);
-        }
+        MemorySegment.copy(stablePayload, 0, payloads[messageSlot], 0, payloadLength);
         long length = encoder.encode(messages[messageSlot], nextTicket - ticketBase, op, generation, payloadLength,
                 ranges, transport);
         RangeCursor cursor = cursors[slot];

@@ -84,10 +84,10 @@ public interface ClientTransport extends RequestEncoder.RangeAddressing {
     /**
      * Whether {@link #send} has copied the message out (into the kernel, or wherever it goes)
      * before it returns, so that the session may write the next request into the same memory at
-     * once. The session then uses one send slot for every request, and its payload area is the
-     * stable one the client hands out, with no copy. Otherwise (RDMA: the device reads a slot after
-     * the post returns, and the server may read a large payload from it later) the session rotates
-     * slots and copies each payload from its stable area into the slot at submit.
+     * once. The session then uses one send slot for every request. Otherwise (RDMA: the device
+     * reads a slot after the post returns, and the server may read a large payload from it later)
+     * the session rotates slots. Either way it copies each payload from the stable area it hands
+     * out into the slot at submit.
      *
      * @return {@code true} if the message memory is free again when {@code send} returns
      */
