@@ -81,6 +81,12 @@ public final class BootstrapServer implements OflServer {
          */
         boolean admit();
 
+        /**
+         * Releases everything without deciding on the HELLO (the socket is closed, nothing is
+         * answered): for a connection whose thread could not be started. Never throws.
+         */
+        void abandon();
+
         /** Whether {@link #admit()} and {@link #run()} may run on a virtual thread. */
         boolean parksVirtualThreads();
 
@@ -253,7 +259,20 @@ public final class BootstrapServer implements OflServer {
         Thread thread = builder.name("ofl-" + backend + "-conn-" + id)
                 .unstarted(() -> admitAndServe(connection, source));
         running.put(connection, thread);
-        thread.start();
+        try {
+            thread.start();
+        } catch (RuntimeException | OutOfMemoryError e) {
+            // Out of threads (a platform thread per connection): nothing runs this connection, so
+            // its pending place, its resources and its entry among the running go back here.
+            running.remove(connection);
+            admission.handshakeDecided(source);
+            connection.abandon();
+            repeated.warn("connection setup failed", "dropping connection " + id + " from "
+                    + source.getHostAddress() + ": its thread could not start: " + e);
+            if (closing) {
+                runAfterCloseOnce();
+            }
+        }
     }
 
     private void admitAndServe(Connection connection, InetAddress source) {

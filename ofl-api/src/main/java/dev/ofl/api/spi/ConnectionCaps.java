@@ -18,8 +18,9 @@ import java.util.concurrent.TimeUnit;
  * stop pushing each other out (a rule of "more than" alone lets them pass a place around for
  * ever, each move making a young connection), their connections grow old enough to give way, and
  * a client whose source holds none gets in whenever a source holds two or more. The newcomer takes
- * the place at once, ahead of the leaving connection giving it back: nothing can take it in
- * between, and for that moment the counts exceed the caps. With no connection to give way at the
+ * a place before the leaving connection is closed, and that connection gives its own back as it
+ * ends: for that moment the counts exceed the caps, and no one else can take a place the
+ * newcomer counted on. With no connection to give way at the
  * total cap, a newcomer waits a short while for a place to be given back: under a storm of
  * connections that come and go at once, places free within milliseconds.
  *
@@ -110,8 +111,9 @@ final class ConnectionCaps {
      * @return the reason, or {@code null} if it may send its HELLO
      */
     String busyReason(InetAddress source) {
-        if (admitted.count(source) >= perSource && victim(source, true) == null) {
-            return reason(SourceCounts.SOURCE_FULL, source);
+        if (admitted.count(source) >= perSource) {
+            // Only a connection of its own source can make room, and that leaves the total as it is.
+            return victim(source, true) == null ? reason(SourceCounts.SOURCE_FULL, source) : null;
         }
         if (admitted.total() >= maxConnections && victim(source, false) == null && allSettled()) {
             return reason(SourceCounts.ALL_FULL, source);
@@ -143,8 +145,16 @@ final class ConnectionCaps {
      */
     int acquire(InetAddress source, long waitNs) {
         long deadlineNs = System.nanoTime() + waitNs;
-        // With others waiting, a newcomer queues behind them rather than take a place first.
-        int taken = waiting.isEmpty() ? admitted.tryAcquire(source, perSource, maxConnections) : SourceCounts.ALL_FULL;
+        int taken;
+        if (admitted.count(source) >= perSource) {
+            // At its own cap: only a connection of its own source can make room, waiters or not.
+            taken = SourceCounts.SOURCE_FULL;
+        } else if (!waiting.isEmpty()) {
+            // With others waiting, a newcomer queues behind them rather than take a place first.
+            taken = SourceCounts.ALL_FULL;
+        } else {
+            taken = admitted.tryAcquire(source, perSource, maxConnections);
+        }
         if (taken == SourceCounts.TAKEN) {
             return taken;
         }
@@ -154,17 +164,21 @@ final class ConnectionCaps {
             while (true) {
                 Holder victim = victim(source, taken == SourceCounts.SOURCE_FULL);
                 if (victim != null) {
+                    // The place is taken before the victim is closed: its thread gives its own back
+                    // as it ends, and a waiter or another newcomer that takes that one finds the
+                    // cap full again, not a place the newcomer was counting on.
+                    admitted.forceAcquire(source);
                     if (victim.giveWay()) {
-                        // Unless a place was handed over meanwhile (the victim's then goes to the
-                        // next waiter when it ends), the place is the victim's.
-                        if (waiter == null || leave(waiter) != SourceCounts.TAKEN) {
-                            admitted.forceAcquire(source);
+                        if (waiter != null && leave(waiter) == SourceCounts.TAKEN) {
+                            // Handed a place meanwhile as well: one of the two goes back.
+                            release(source);
                         }
                         returned = true;
                         return SourceCounts.TAKEN;
                     }
-                    // Another newcomer took it, or it took a request meanwhile: it is no candidate
-                    // any more, so the next look finds another or none.
+                    release(source);
+                    // Another newcomer took it, it took a request, or it is ending meanwhile: it is
+                    // no candidate any more, so the next look finds another or none.
                     continue;
                 }
                 long leftNs = deadlineNs - System.nanoTime();

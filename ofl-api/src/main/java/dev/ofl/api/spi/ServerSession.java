@@ -61,7 +61,7 @@ final class ServerSession implements BootstrapServer.Connection {
     private long activitySeen = -1;
     private long activitySeenSinceNs;
     private volatile boolean closedForIdleness;
-    /** Set by the one newcomer this connection gave way to. */
+    /** Set by the one newcomer this connection gave way to, or as it gives its place back. */
     private final AtomicBoolean gaveWay = new AtomicBoolean();
     /**
      * Odd while the connection waits on its peer mid-transfer: a piece or the completion of a
@@ -123,6 +123,11 @@ final class ServerSession implements BootstrapServer.Connection {
     }
 
     @Override
+    public void abandon() {
+        release();
+    }
+
+    @Override
     public boolean parksVirtualThreads() {
         return transport.parksVirtualThreads();
     }
@@ -150,9 +155,11 @@ final class ServerSession implements BootstrapServer.Connection {
             StagingPool pool = transport.staging();
             response = new Response(pool, pool.share(Math.min(server.config().stagingShareBytes(), pool.budgetBytes())),
                     transport.pieceBytes());
+            // Taken before the WELCOME goes out: connections accepted one after the other are then
+            // as old as their clients saw them become, whichever thread runs first after it.
+            servingSinceNs = server.config().clock().nanoTime();
             server.welcome(channel, welcome);
             transport.start();
-            servingSinceNs = server.config().clock().nanoTime();
             serving = true;
             LOG.debug("connection {} from {} accepted with {}", id, peer, limits);
             serve();
@@ -179,6 +186,9 @@ final class ServerSession implements BootstrapServer.Connection {
         } else if (response != null) {
             response.abandon();
         }
+        // From here it can make room for no one: its place is going back, and a newcomer that
+        // closed it as well would count on that place a second time.
+        gaveWay.set(true);
         if (admitted) {
             server.release(source);
         }

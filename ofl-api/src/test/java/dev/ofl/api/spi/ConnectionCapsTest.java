@@ -33,6 +33,8 @@ class ConnectionCapsTest {
         boolean gaveWay;
         /** Another newcomer wins it first: a caller gets nothing, and it is no candidate any more. */
         boolean wonByAnother;
+        /** Runs as it gives way, after it gave its place back: what other threads do meanwhile. */
+        Runnable meanwhile = () -> { };
         final ConnectionCaps caps;
 
         FakeHolder(ConnectionCaps caps, InetAddress source, long sinceNs) {
@@ -67,6 +69,7 @@ class ConnectionCapsTest {
             }
             holders.remove(this);
             caps.release(source);
+            meanwhile.run();
             return true;
         }
     }
@@ -242,5 +245,49 @@ class ConnectionCapsTest {
         holders.add(holder);
         assertEquals(SourceCounts.SOURCE_FULL, caps.acquire(ip("10.0.0.1"), 0));
         assertEquals(1, caps.total(), "no place was taken on the strength of a connection that gave way to another");
+    }
+
+    /**
+     * A source at its own cap may take the place of its own idle connection even when the total cap
+     * is full too, and even while others wait at the total cap: that leaves the total as it is.
+     */
+    @Test
+    void atItsOwnCapANewcomerTakesItsSourcesIdlePlaceWhateverTheTotal() throws Exception {
+        ConnectionCaps caps = caps(2, 1);
+        FakeHolder idle = admit(caps, "10.0.0.1", 0);
+        admit(caps, "10.0.0.2", 0).used = true;
+        assertNull(caps.busyReason(ip("10.0.0.1")), "its own idle connection may give way");
+        // 10.0.0.3 holds none and no source holds two: it waits at the total cap.
+        Thread waiter = Thread.ofPlatform().start(() -> caps.acquire(ip("10.0.0.3"), TimeUnit.SECONDS.toNanos(30)));
+        long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (caps.waiters() == 0) {
+            assertTrue(System.nanoTime() - deadlineNs < 0, "the waiter never queued");
+            Thread.sleep(1);
+        }
+        assertNull(caps.busyReason(ip("10.0.0.1")), "with a waiter too");
+        assertEquals(SourceCounts.TAKEN, caps.acquire(ip("10.0.0.1"), 0));
+        assertTrue(idle.gaveWay);
+        assertEquals(2, caps.total());
+        assertEquals(1, caps.waiters(), "the waiter still waits: no place came free");
+        waiter.interrupt();
+        waiter.join();
+    }
+
+    /**
+     * The newcomer holds its place before the victim is closed: when the victim's thread gives its
+     * own place back at once and another newcomer asks in that moment, the other finds the cap
+     * full, and the total never stays above the cap.
+     */
+    @Test
+    void aPlaceGivenBackWhileMakingRoomIsNotTakenTwice() {
+        ConnectionCaps caps = caps(2, 2);
+        FakeHolder a1 = admit(caps, "10.0.0.1", 0);
+        admit(caps, "10.0.0.1", 1).used = true;
+        int[] other = new int[1];
+        a1.meanwhile = () -> other[0] = caps.acquire(ip("10.0.0.1"), 0);
+        assertEquals(SourceCounts.TAKEN, caps.acquire(ip("10.0.0.1"), 0));
+        assertTrue(a1.gaveWay);
+        assertEquals(SourceCounts.SOURCE_FULL, other[0], "the place given back was the newcomer's already");
+        assertEquals(2, caps.total(), "at the cap, not above it");
     }
 }
