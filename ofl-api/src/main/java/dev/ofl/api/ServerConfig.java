@@ -46,10 +46,10 @@ import java.util.Objects;
  * thread per connection (cheap when idle) or a platform thread (over TCP, faster wake-ups)</td></tr>
  * <tr><td>stagingShareBytes</td><td>the larger of half the staging budget and the limits'
  * {@code maxResponseBytes}</td><td>the most staging one connection may hold at once, so that no
- * single client holds the whole pool</td></tr>
- * <tr><td>sendTimeout</td><td>5 s</td><td>the longest one piece or completion of a response may take to
- * be handed to the network; a connection whose peer stops reading is broken after it and its staging
- * returned</td></tr>
+ * single connection holds the whole pool (a client with several connections may)</td></tr>
+ * <tr><td>sendTimeout</td><td>5 s</td><td>the longest a transfer with a client (a response going out, the
+ * rest of a request coming in) may go without any of its bytes moving; a connection whose peer stops
+ * reading is broken after it and its staging returned</td></tr>
  * <tr><td>zeroStaging</td><td>{@code false}</td><td>clear each response's staging before its handler runs, so
  * that bytes a handler commits without writing are zeros rather than an earlier response's</td></tr>
  * <tr><td>receiveBudgetBytes</td><td>64 MiB</td><td>the most receive memory (buffers, RDMA receive slots) all
@@ -89,9 +89,9 @@ import java.util.Objects;
  * @param connectionThreads which kind of thread serves each connection in blocking mode
  * @param stagingShareBytes the most staging one connection may hold at once; at least the limits'
  * {@code maxResponseBytes} and at most the staging budget
- * @param sendTimeout the longest one piece or completion of a response may take to be handed to the
- * network (TCP: written into the socket; RDMA: posted, with any wait for room in the send queue)
- * before the connection is broken
+ * @param sendTimeout the longest a transfer with a client may go without any of its bytes moving
+ * (TCP: written into or read from the socket; RDMA: a completion taken) before the connection is
+ * broken
  * @param zeroStaging whether each response's staging is cleared before its handler runs
  * @param receiveBudgetBytes the most receive memory all accepted connections together commit for
  * their requests when accepted, beyond the first MiB of each (docs/PROTOCOL.md 13)
@@ -483,14 +483,16 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         }
 
         /**
-         * Bounds how long one piece or the completion of a response may take to be handed to the
-         * network: written into the socket (TCP), or posted, with any wait for room in the send
-         * queue (RDMA). A connection whose client stops reading (or is stopped, or deadlocked) is
-         * broken once it has passed, its staging returned and the event counted in
-         * {@link ServerStatistics#sendTimeouts()}. Checked by the listener about every 100 ms.
+         * Bounds how long a transfer with a client (a response going out, the rest of a request
+         * coming in) may go without any of its bytes moving: written into or read from the socket
+         * (TCP, in writes of at most 512 KiB), or a completion taken (RDMA). A slow client whose
+         * bytes still move is not broken; one that stops reading (or is stopped, or deadlocked)
+         * is, once it has passed, its staging returned and the event counted in
+         * {@link ServerStatistics#sendTimeouts()}. While other responses wait for staging, a
+         * response stalled for half the staging timeout is broken sooner. Checked by the listener
+         * about every 50 ms.
          *
-         * @param sendTimeout a positive duration; long enough for the largest piece a handler
-         *     commits at once at the slowest rate the link should serve
+         * @param sendTimeout a positive duration
          * @return this builder
          */
         public Builder sendTimeout(Duration sendTimeout) {

@@ -19,9 +19,10 @@ package dev.ofl.api;
  *     was free within {@link ServerConfig#stagingTimeout()} (over RDMA, also none to read a long
  *     payload into), or the staging memory could not be allocated (logged as a WARN); each is also
  *     a refusal at its client
- * @param sendTimeouts connections broken because a piece or completion of a response could not be
- *     handed to the network within {@link ServerConfig#sendTimeout()}: the client stopped reading
- *     (or was stopped); each also counts its response as undelivered
+ * @param sendTimeouts connections broken because a transfer with the client moved no bytes for
+ *     {@link ServerConfig#sendTimeout()} (or, for a response while others waited for staging, for
+ *     half the staging timeout): the client stopped reading, or stopped sending the rest of a
+ *     request, or was stopped; one broken while a response went out also counts it as undelivered
  */
 public record ServerStatistics(long connectionsAccepted, long connectionsRefused, long requests, long refusals,
         long handlerFailures, long protocolViolations, long undeliveredResponses, long busyResponses,

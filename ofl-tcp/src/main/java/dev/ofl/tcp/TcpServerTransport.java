@@ -22,6 +22,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One server connection's TCP transport: requests are read into one receive buffer; response
@@ -49,12 +50,19 @@ final class TcpServerTransport implements ServerTransport {
     private static final int COPY_BYTES = 8 << 10;
     /** A DATA header, a piece of up to COPY_BYTES, and the RESPONSE header. */
     private static final int TX_BYTES = COPY_BYTES + 2 * MessageHeader.LENGTH;
+    /** The most one blocking write takes: the piece size, so that throughput stays as measured. */
+    private static final int WRITE_CHUNK_BYTES = PIECE_BYTES;
     /** The receive buffer before any request needs more: a header, a small payload and ranges. */
     private static final int INITIAL_RX_BYTES = 4096;
 
     private final ServerConfig config;
     private final SocketChannel channel;
     private final IdleStrategy idle;
+    /**
+     * Bytes read and written so far ({@link #progress()}): written by the connection's thread with
+     * release stores, read by the listener.
+     */
+    private final AtomicLong moved = new AtomicLong();
     private final MessageHeader out = new MessageHeader();
     private final MessageHeader peek = new MessageHeader();
     private final StagingPool pool;
@@ -295,6 +303,7 @@ final class TcpServerTransport implements ServerTransport {
                 throw new EOFException("the client closed the connection in the middle of a request ("
                         + rxEnd + " of " + length + " bytes)");
             }
+            moved(n);
             idle.idle(n);
         }
         rxEnd = rxBuffer.position();
@@ -334,8 +343,34 @@ final class TcpServerTransport implements ServerTransport {
             if (direct != null && broken) {
                 throw new ClosedChannelException();
             }
-            idle.idle(direct != null ? direct.write(base, buffer) : channel.write(buffer));
+            int n;
+            if (direct != null) {
+                n = direct.write(base, buffer);
+            } else {
+                // A blocking write returns only when all of it is written: in chunks, each one
+                // shows that the client still reads (the send timeout bounds a stall, not a size).
+                int limit = buffer.limit();
+                buffer.limit(Math.min(limit, buffer.position() + WRITE_CHUNK_BYTES));
+                try {
+                    n = channel.write(buffer);
+                } finally {
+                    buffer.limit(limit);
+                }
+            }
+            moved(n);
+            idle.idle(n);
         }
+    }
+
+    private void moved(int bytes) {
+        if (bytes > 0) {
+            moved.setRelease(moved.getPlain() + bytes);
+        }
+    }
+
+    @Override
+    public long progress() {
+        return moved.getAcquire();
     }
 
     @Override

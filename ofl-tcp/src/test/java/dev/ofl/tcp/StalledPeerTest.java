@@ -68,11 +68,15 @@ class StalledPeerTest {
     }
 
     private OflServer serve(WaitMode mode) {
+        return serve(mode, LIMITS);
+    }
+
+    private OflServer serve(WaitMode mode, Limits limits) {
         OflServer server = Ofl.serve(ServerConfig.builder()
                 .backend(TcpBackend.NAME)
                 .bind(new InetSocketAddress("127.0.0.1", 0))
                 .serviceName(SERVICE)
-                .limits(LIMITS)
+                .limits(limits)
                 .waitMode(mode)
                 .sendTimeout(Duration.ofSeconds(5))
                 // The test moves the clock by whole seconds: nothing else may time out meanwhile.
@@ -124,6 +128,39 @@ class StalledPeerTest {
         assertWellBehavedClientWorks(server);
     }
 
+    /**
+     * A client that reads a MiB of a 64 MiB response per second of the server's clock takes far
+     * longer than the send timeout for the whole (and for what the sockets' buffers do not hold),
+     * but its bytes keep moving: it is slow, not stalled, and is served to the end.
+     */
+    @ParameterizedTest
+    @EnumSource(WaitMode.class)
+    void aClientThatReadsSlowlyButSteadilyIsNotBroken(WaitMode mode) throws Exception {
+        Limits large = new Limits(4096, 64 * RANGE_BYTES, 16, 4);
+        OflServer server = serve(mode, large);
+        try (Socket socket = accepted(server, large)) {
+            int[] ranges = new int[16];
+            java.util.Arrays.fill(ranges, 4 * RANGE_BYTES);
+            socket.getOutputStream().write(request(0, 0, ranges));
+            long total = 64L * RANGE_BYTES;
+            long read = 0;
+            byte[] chunk = new byte[64 << 10];
+            while (read < total) {
+                for (long step = 0; step < RANGE_BYTES && read < total; ) {
+                    int n = socket.getInputStream().read(chunk);
+                    assertTrue(n >= 0, "the server ended the connection after " + read + " bytes");
+                    step += n;
+                    read += n;
+                }
+                offsetNs.addAndGet(TimeUnit.SECONDS.toNanos(1));
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+            }
+            assertEquals(0, server.statistics().sendTimeouts(), "a slow reader was taken for a stalled one");
+            assertEquals(1, server.connectionCount());
+            assertEquals(0, server.statistics().undeliveredResponses());
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(WaitMode.class)
     void aClientThatSendsHalfARequestIsBrokenAfterTheSendTimeout(WaitMode mode) throws Exception {
@@ -140,13 +177,18 @@ class StalledPeerTest {
 
     /** A raw socket whose HELLO was accepted with {@link #LIMITS}. */
     private Socket accepted(OflServer server) throws IOException, ProtocolException {
+        return accepted(server, LIMITS);
+    }
+
+    /** A raw socket whose HELLO was accepted with the given limits. */
+    private Socket accepted(OflServer server, Limits limits) throws IOException, ProtocolException {
         Socket socket = new Socket();
         resources.add(socket);
         socket.setReceiveBufferSize(64 << 10);
         socket.connect(server.localAddress());
         socket.setSoTimeout((int) TimeUnit.NANOSECONDS.toMillis(WAIT_NS));
         socket.getOutputStream().write(Bootstrap.encode(Bootstrap.HELLO,
-                Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, SERVICE, LIMITS, "")));
+                Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, SERVICE, limits, "")));
         DataInputStream in = new DataInputStream(socket.getInputStream());
         byte[] frame = new byte[Bootstrap.FRAME_LENGTH];
         in.readFully(frame);

@@ -84,7 +84,7 @@ class TcpPropertiesTest {
     void timeoutsBeyondTheRangeOfNanosecondsMeanForEver() throws Exception {
         Duration forever = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
         OflServer server = Ofl.serve(server(Map.of()).bootstrapTimeout(forever).drainTimeout(forever)
-                .idleTimeout(forever).stagingTimeout(forever).build(), (request, response) -> {
+                .idleTimeout(forever).stagingTimeout(forever).sendTimeout(forever).build(), (request, response) -> {
                     response.write(request.payload());
                     return 0;
                 });

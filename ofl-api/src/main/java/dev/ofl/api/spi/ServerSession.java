@@ -70,8 +70,9 @@ final class ServerSession implements BootstrapServer.Connection {
      * connection whose count stays odd and unchanged for the send timeout.
      */
     private final AtomicLong sends = new AtomicLong();
-    /** The listener's view of {@link #sends}, and since when it has not moved. */
+    /** The listener's view of {@link #sends} and of the transport's progress, and since when neither moved. */
     private long sendsSeen = -1;
+    private long progressSeen;
     private long sendsSeenSinceNs;
     /** What the send under way is, for the listener's log line: published by the release store of {@link #sends}. */
     private boolean sendingResponse;
@@ -235,8 +236,12 @@ final class ServerSession implements BootstrapServer.Connection {
     @Override
     public void closeIfStalled(long nowNs, long sendTimeoutNs, long pressedNs) {
         long now = sends.getAcquire();
-        if ((now & 1) == 0 || now != sendsSeen) {
+        // A transfer whose bytes still move is slow, not stalled: each move starts the wait anew,
+        // as does a wait on this server's own staging.
+        long progress = transport.progress();
+        if ((now & 1) == 0 || now != sendsSeen || progress != progressSeen || transport.waitingOnServer()) {
             sendsSeen = now;
+            progressSeen = progress;
             sendsSeenSinceNs = nowNs;
             return;
         }

@@ -203,7 +203,8 @@ public interface ServerTransport {
      * Waits until this connection gives back some of the staging its earlier responses still hold,
      * when a response finds no staging free: blocks whose writes complete only as the
      * connection's own thread sees them (RDMA) would otherwise stay held while the thread waits for
-     * others to return some. Bounded like any delivery (by the deadline, or sooner).
+     * others to return some. Bounded as the transport bounds a delivery (RDMA: the writes
+     * complete, or fail once the queue pair's retries run out), which may outlast the deadline.
      *
      * @param deadlineNs on the server's clock: when the response stops waiting
      * @return {@code true} if it gave some back (the caller tries again), {@code false} if it holds
@@ -242,6 +243,30 @@ public interface ServerTransport {
      */
     default void closeWhenDelivered() {
         breakConnection();
+    }
+
+    /**
+     * A count that grows whenever this connection's bytes move: sent, received, or acknowledged by
+     * the client's device. The server reads it from another thread, now and then, to tell a slow
+     * transfer (bytes still move) from a stalled one (nothing moved for the send timeout); only
+     * its changes matter. The default never changes: a whole transfer must then end within the
+     * send timeout.
+     *
+     * @return the count, read without a lock
+     */
+    default long progress() {
+        return 0;
+    }
+
+    /**
+     * Whether the connection's thread waits now on the server's own resources, not on its peer:
+     * for staging to read a request's payload into (RDMA). A transfer timed meanwhile is not
+     * stalled by the client. Read from another thread.
+     *
+     * @return {@code true} while such a wait lasts
+     */
+    default boolean waitingOnServer() {
+        return false;
     }
 
     /** Ends the connection at once. Idempotent; never throws; callable from any thread. */

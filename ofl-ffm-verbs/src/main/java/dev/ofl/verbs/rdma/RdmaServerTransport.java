@@ -37,6 +37,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -103,6 +104,13 @@ final class RdmaServerTransport implements ServerTransport {
     private CompletionPoller.Registration events;
     /** The process's poller; tests give one of their own. */
     private final CompletionPoller poller;
+    /**
+     * Completions taken so far ({@link #progress()}): each is the client's device acknowledging a
+     * write or read, or a request arriving. Release stores by the connection's thread.
+     */
+    private final AtomicLong completions = new AtomicLong();
+    /** While a request's payload waits for staging to be read into: the server's wait, not the client's. */
+    private volatile boolean waitingForStaging;
     private boolean interruptReported;
     /** BLOCKING mode: how long to keep polling before parking ({@code rdma.blockingSpinMicros}). */
     private final long spinNs;
@@ -483,7 +491,12 @@ final class RdmaServerTransport implements ServerTransport {
                 at = pool.tryReserve(bytes, readOffset);
             }
             if (at == StagingPool.NO_EXTENT) {
-                at = pool.reserve(bytes, readOffset, stagingTimeoutNs);
+                waitingForStaging = true;
+                try {
+                    at = pool.reserve(bytes, readOffset, stagingTimeoutNs);
+                } finally {
+                    waitingForStaging = false;
+                }
             }
         } catch (OflException | IllegalStateException e) {
             LOG.warn("qp {}: a request's payload of {} bytes cannot be read: {}", link.qp.qpNumber(), readPayload,
@@ -547,6 +560,16 @@ final class RdmaServerTransport implements ServerTransport {
      * SEND that did not fit a receive slot (the client's fault, not the transport's) is recorded in
      * {@link #violation}, and the rest of the batch, flushed by the queue pair's error, is dropped.
      */
+    @Override
+    public long progress() {
+        return completions.getAcquire();
+    }
+
+    @Override
+    public boolean waitingOnServer() {
+        return waitingForStaging;
+    }
+
     private int poll() throws IOException {
         if (violation != null) {
             // The connection is over; what is left are flushes.
@@ -555,6 +578,9 @@ final class RdmaServerTransport implements ServerTransport {
         int n = link.poll();
         if (n < 0) {
             throw new IOException("ibv_poll_cq failed: " + Errno.describe(-n));
+        }
+        if (n > 0) {
+            completions.setRelease(completions.getPlain() + n);
         }
         for (int i = 0; i < n; i++) {
             MemorySegment wc = link.completion(i);
