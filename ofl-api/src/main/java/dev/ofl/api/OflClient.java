@@ -138,9 +138,13 @@ public interface OflClient extends AutoCloseable {
      * @param completion filled with the outcome
      * @return as {@link #await}; {@link OflStatus#IN_FLIGHT_FULL} if earlier tickets fill the
      *     in-flight capacity
+     * @throws IllegalArgumentException if {@code timeoutNs} is negative (nothing was sent)
      */
     default int call(int op, long generation, int payloadLength, ResponseRanges ranges, long timeoutNs,
             Completion completion) {
+        if (timeoutNs < 0) {
+            throw new IllegalArgumentException("a timeout must be zero or more, was " + timeoutNs + " ns");
+        }
         long deadlineNs = clock().nanoTime() + timeoutNs;
         long ticket = submit(op, generation, payloadLength, ranges);
         if (ticket < 0) {

@@ -181,9 +181,21 @@ final class TcpClientTransport implements ClientTransport {
         try {
             write(message.address(), out, sink);
         } catch (IOException e) {
-            String failure = "sending a request failed: " + e;
-            lost(failure);
+            String failure = "sending a request failed: " + (e instanceof ServerStalled ? e.getMessage() : e);
+            if (!(e instanceof ServerStalled)) {
+                // A server that stopped reading is there still: a transport failure, not a loss.
+                lost(failure);
+            }
             throw new OflConnectionException(failure, e);
+        }
+    }
+
+    /** The server read nothing of a request for the stall limit: it is alive, but not reading. */
+    private static final class ServerStalled extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        ServerStalled(String message) {
+            super(message);
         }
     }
 
@@ -208,7 +220,7 @@ final class TcpClientTransport implements ClientTransport {
             if (stallStartNs == 0) {
                 stallStartNs = now;
             } else if (now - stallStartNs > stallLimitNs) {
-                throw new IOException("the server has not read for " + config.connectTimeout()
+                throw new ServerStalled("the server has not read for " + config.connectTimeout()
                         + " (connectTimeout) while a request was being sent");
             }
             if (waitMode == WaitMode.BLOCKING) {

@@ -1,6 +1,7 @@
 package dev.ofl.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -503,6 +504,7 @@ class TcpWireTest {
         OflConnectionException e = assertThrows(OflConnectionException.class,
                 () -> transport.send(0, slot, slotBytes, sink));
         assertTrue(e.getMessage().contains("the server has not read for PT1S (connectTimeout)"), e.getMessage());
+        assertNull(transport.lossReason(), "a server that stops reading is there still: no peer loss");
         assertEquals(List.of(expectedCompletion(pieceBytes)), sink.completions, "read while the send stalled");
         assertPlaced(region, pieceBytes);
         assertTrue(idle.resets.get() >= 2, "the send's reset and the progress's: " + idle.resets.get());

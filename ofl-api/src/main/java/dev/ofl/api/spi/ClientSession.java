@@ -326,13 +326,23 @@ public final class ClientSession implements OflClient {
             throw new IllegalArgumentException("ticket " + ticket + " is not outstanding (awaited already, dropped"
                     + " by a reconnect, or never issued)");
         }
+        long firstNs = clock.nanoTime();
+        if (deadlineNs - firstNs < -IMPLAUSIBLY_PAST_NS) {
+            // Most likely a timeout passed where a deadline belongs: refused, nothing broken. Looked
+            // at once, here: a deadline that falls that far behind during the wait (a long pause of
+            // the process) is a timeout like any other.
+            throw new IllegalArgumentException("the deadline " + deadlineNs + " lies " + (firstNs - deadlineNs)
+                    / 1_000_000_000L + " s before the client's clock (" + firstNs + "): await takes an absolute "
+                    + "deadline on clock(), clock().nanoTime() + timeoutNs; for a timeout use await(ticket, "
+                    + "Duration, completion). Ticket " + ticket + " is still outstanding");
+        }
         idle.reset();
         // A busy poll on a virtual thread parks briefly between empty polls rather than spin on its
         // carrier: spinning, or Thread.yield() (which puts it back ahead of threads woken from
         // outside the pool, such as the JDK's socket pollers), keeps the other virtual threads
         // (an in-process server's among them) from running.
         boolean yields = waitMode != WaitMode.BLOCKING && Thread.currentThread().isVirtual();
-        while (!done[slot]) {
+        for (long nowNs = firstNs; !done[slot]; nowNs = clock.nanoTime()) {
             String freed = freedInFlight();
             if (freed != null) {
                 breakConnection(Counter.FREED_REGIONS, freed);
@@ -344,14 +354,6 @@ public final class ClientSession implements OflClient {
                 release(slot);
                 throw new OflConnectionException("ticket " + ticket + " was lost: " + brokenReason
                         + "; call reconnect()");
-            }
-            long nowNs = clock.nanoTime();
-            if (deadlineNs - nowNs < -IMPLAUSIBLY_PAST_NS) {
-                // Most likely a timeout passed where a deadline belongs: refused, nothing broken.
-                throw new IllegalArgumentException("the deadline " + deadlineNs + " lies " + (nowNs - deadlineNs)
-                        / 1_000_000_000L + " s before the client's clock (" + nowNs + "): await takes an absolute "
-                        + "deadline on clock(), clock().nanoTime() + timeoutNs; for a timeout use await(ticket, "
-                        + "Duration, completion). Ticket " + ticket + " is still outstanding");
             }
             try {
                 int work;
