@@ -274,8 +274,9 @@ class HostileAdmissionTest {
         } finally {
             System.setErr(original);
         }
+        // The listener names the address alone, a connection's thread "/address:port": both count.
         long lines = captured.toString(StandardCharsets.UTF_8).lines()
-                .filter(line -> line.contains("from /127.0.0.2:")).count();
-        assertTrue(lines <= 6, lines + " lines for " + resets + " reset connections:\n" + captured);
+                .filter(line -> line.contains("from 127.0.0.2") || line.contains("from /127.0.0.2:")).count();
+        assertTrue(lines >= 1 && lines <= 6, lines + " lines for " + resets + " reset connections:\n" + captured);
     }
 }
