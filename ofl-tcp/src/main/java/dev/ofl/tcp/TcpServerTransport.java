@@ -324,9 +324,11 @@ final class TcpServerTransport implements ServerTransport {
         try {
             long until = System.nanoTime() + spinNs;
             while (rxBuffer.position() < length && System.nanoTime() - until < 0) {
-                if (channel.read(rxBuffer) < 0) {
+                int n = channel.read(rxBuffer);
+                if (n < 0) {
                     return; // the blocking loop reads the end of stream again and reports it
                 }
+                moved(n);
                 // Let the other virtual threads on this carrier run between reads.
                 Thread.yield();
             }
@@ -347,10 +349,11 @@ final class TcpServerTransport implements ServerTransport {
             if (direct != null) {
                 n = direct.write(base, buffer);
             } else {
-                // A blocking write returns only when all of it is written: in chunks, each one
-                // shows that the client still reads (the send timeout bounds a stall, not a size).
+                // A blocking write on a platform thread returns only when all of it is written: in
+                // chunks, each one shows that the client still reads (the send timeout bounds a
+                // stall, not a size). On a virtual thread the JDK returns partial writes anyway.
                 int limit = buffer.limit();
-                buffer.limit(Math.min(limit, buffer.position() + WRITE_CHUNK_BYTES));
+                buffer.limit(buffer.position() + Math.min(buffer.remaining(), WRITE_CHUNK_BYTES));
                 try {
                     n = channel.write(buffer);
                 } finally {

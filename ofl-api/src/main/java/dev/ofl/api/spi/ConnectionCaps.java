@@ -113,7 +113,7 @@ final class ConnectionCaps {
     String busyReason(InetAddress source) {
         if (admitted.count(source) >= perSource) {
             // Only a connection of its own source can make room, and that leaves the total as it is.
-            return victim(source, true) == null ? reason(SourceCounts.SOURCE_FULL, source) : null;
+            return ownVictim(source) == null ? reason(SourceCounts.SOURCE_FULL, source) : null;
         }
         if (admitted.total() >= maxConnections && victim(source, false) == null && allSettled()) {
             return reason(SourceCounts.ALL_FULL, source);
@@ -162,13 +162,29 @@ final class ConnectionCaps {
         boolean returned = false;
         try {
             while (true) {
-                Holder victim = victim(source, taken == SourceCounts.SOURCE_FULL);
+                boolean ownSource = taken == SourceCounts.SOURCE_FULL;
+                Holder victim = ownSource ? ownVictim(source) : victim(source, false);
                 if (victim != null) {
                     // The place is taken before the victim is closed: its thread gives its own back
                     // as it ends, and a waiter or another newcomer that takes that one finds the
-                    // cap full again, not a place the newcomer was counting on.
-                    admitted.forceAcquire(source);
-                    if (victim.giveWay()) {
+                    // cap full again, not a place the newcomer was counting on. At the total cap the
+                    // source's own cap still holds: newcomers of one source that each found a
+                    // different victim may not all get in.
+                    if (ownSource) {
+                        admitted.forceAcquire(source);
+                    } else if (!admitted.forceAcquireWithin(source, perSource)) {
+                        taken = SourceCounts.SOURCE_FULL;
+                        continue;
+                    }
+                    boolean gaveWay = false;
+                    try {
+                        gaveWay = victim.giveWay();
+                    } finally {
+                        if (!gaveWay) {
+                            release(source);
+                        }
+                    }
+                    if (gaveWay) {
                         if (waiter != null && leave(waiter) == SourceCounts.TAKEN) {
                             // Handed a place meanwhile as well: one of the two goes back.
                             release(source);
@@ -176,7 +192,6 @@ final class ConnectionCaps {
                         returned = true;
                         return SourceCounts.TAKEN;
                     }
-                    release(source);
                     // Another newcomer took it, it took a request, or it is ending meanwhile: it is
                     // no candidate any more, so the next look finds another or none.
                     continue;
@@ -309,6 +324,22 @@ final class ConnectionCaps {
         return full == SourceCounts.ALL_FULL
                 ? "the server is at its cap of " + maxConnections + " connections"
                 : "the server is at its cap of " + perSource + " connections from " + SourceCounts.describe(source);
+    }
+
+    /**
+     * The connection of its own source that would give way to a newcomer at its source's cap, or
+     * {@code null}: none is old and unused enough, or HELLOs wait at the total cap and that
+     * connection would give way to the longest waiter as well (its source holds two more than the
+     * waiter's). It is the waiter's then: a source that keeps replacing its own connections the
+     * moment they grow old enough would otherwise keep them young and the waiters out.
+     */
+    private Holder ownVictim(InetAddress source) {
+        Holder victim = victim(source, true);
+        Waiter head = waiting.peekFirst();
+        if (victim != null && head != null && admitted.count(source) >= admitted.count(head.source) + 2) {
+            return null;
+        }
+        return victim;
     }
 
     /**

@@ -119,6 +119,25 @@ final class SourceCounts {
     }
 
     /**
+     * Takes a place whatever the total but within the source's cap: for a newcomer that another
+     * source's holder is giving way to.
+     *
+     * @param address the newcomer's address
+     * @param perSource the most places one source may hold
+     * @return {@code false} if the source is at its cap (nothing was taken)
+     */
+    synchronized boolean forceAcquireWithin(InetAddress address, int perSource) {
+        InetAddress source = group(address);
+        int count = bySource.getOrDefault(source, 0);
+        if (count >= perSource) {
+            return false;
+        }
+        bySource.put(source, count + 1);
+        total++;
+        return true;
+    }
+
+    /**
      * Places held by an address's source.
      *
      * @param address any address of the source

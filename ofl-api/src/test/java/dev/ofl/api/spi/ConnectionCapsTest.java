@@ -35,6 +35,8 @@ class ConnectionCapsTest {
         boolean wonByAnother;
         /** Runs as it gives way, after it gave its place back: what other threads do meanwhile. */
         Runnable meanwhile = () -> { };
+        /** Thrown by giveWay instead of giving way. */
+        RuntimeException failure;
         final ConnectionCaps caps;
 
         FakeHolder(ConnectionCaps caps, InetAddress source, long sinceNs) {
@@ -60,6 +62,9 @@ class ConnectionCapsTest {
 
         @Override
         public boolean giveWay() {
+            if (failure != null) {
+                throw failure;
+            }
             if (used || gaveWay) {
                 return false;
             }
@@ -289,5 +294,59 @@ class ConnectionCapsTest {
         assertTrue(a1.gaveWay);
         assertEquals(SourceCounts.SOURCE_FULL, other[0], "the place given back was the newcomer's already");
         assertEquals(2, caps.total(), "at the cap, not above it");
+    }
+
+    /**
+     * While a HELLO of a source holding none waits at the total cap, a source at its own cap may not
+     * replace its own connection the moment it grows old enough: that connection is the waiter's.
+     * A source that did so would keep its connections young and the waiters out for ever.
+     */
+    @Test
+    void aSourceAtItsCapDoesNotTakeFromAWaiterTheConnectionThatWouldGiveWayToIt() throws Exception {
+        ConnectionCaps caps = caps(2, 2);
+        FakeHolder young = admit(caps, "10.0.0.1", now.get());
+        admit(caps, "10.0.0.1", now.get()).used = true;
+        int[] waited = new int[1];
+        Thread waiter = Thread.ofPlatform().start(() -> waited[0] = caps.acquire(ip("10.0.0.3"),
+                TimeUnit.SECONDS.toNanos(30)));
+        long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (caps.waiters() == 0) {
+            assertTrue(System.nanoTime() - deadlineNs < 0, "the waiter never queued");
+            Thread.sleep(1);
+        }
+        now.addAndGet(GRACE_NS);
+        assertEquals("the server is at its cap of 2 connections from 10.0.0.1", caps.busyReason(ip("10.0.0.1")));
+        assertEquals(SourceCounts.SOURCE_FULL, caps.acquire(ip("10.0.0.1"), 0), "the old one is the waiter's");
+        waiter.join(TimeUnit.SECONDS.toMillis(30));
+        assertEquals(SourceCounts.TAKEN, waited[0], "the waiter took the place of the connection grown old");
+        assertTrue(young.gaveWay);
+        assertEquals(2, caps.total());
+    }
+
+    /** A connection that fails while giving way leaves no place taken for the newcomer. */
+    @Test
+    void aFailureWhileGivingWayLeavesNoPlaceTaken() {
+        ConnectionCaps caps = caps(2, 2);
+        FakeHolder idle = admit(caps, "10.0.0.1", 0);
+        admit(caps, "10.0.0.1", 0).used = true;
+        idle.failure = new IllegalStateException("closing failed");
+        try {
+            caps.acquire(ip("10.0.0.1"), 0);
+            throw new AssertionError("the failure was swallowed");
+        } catch (IllegalStateException expected) {
+            assertEquals("closing failed", expected.getMessage());
+        }
+        assertEquals(2, caps.total(), "the newcomer's place went back");
+    }
+
+    /** At the total cap a source's own cap still holds, however many newcomers found a victim. */
+    @Test
+    void takingAPlaceAtTheTotalCapKeepsTheSourceCap() {
+        SourceCounts counts = new SourceCounts();
+        assertTrue(counts.forceAcquireWithin(ip("10.0.0.1"), 2));
+        assertTrue(counts.forceAcquireWithin(ip("10.0.0.1"), 2));
+        assertFalse(counts.forceAcquireWithin(ip("10.0.0.1"), 2), "the third of a source capped at two");
+        assertEquals(2, counts.count(ip("10.0.0.1")));
+        assertEquals(2, counts.total());
     }
 }

@@ -105,8 +105,8 @@ final class RdmaServerTransport implements ServerTransport {
     /** The process's poller; tests give one of their own. */
     private final CompletionPoller poller;
     /**
-     * Completions taken so far ({@link #progress()}): each is the client's device acknowledging a
-     * write or read, or a request arriving. Release stores by the connection's thread.
+     * Write and read completions taken so far ({@link #progress()}): each is the client's device
+     * acknowledging our writes or answering our read. Release stores by the connection's thread.
      */
     private final AtomicLong completions = new AtomicLong();
     /** While a request's payload waits for staging to be read into: the server's wait, not the client's. */
@@ -579,9 +579,6 @@ final class RdmaServerTransport implements ServerTransport {
         if (n < 0) {
             throw new IOException("ibv_poll_cq failed: " + Errno.describe(-n));
         }
-        if (n > 0) {
-            completions.setRelease(completions.getPlain() + n);
-        }
         for (int i = 0; i < n; i++) {
             MemorySegment wc = link.completion(i);
             int status = ibv_wc.status(wc);
@@ -612,6 +609,10 @@ final class RdmaServerTransport implements ServerTransport {
                 pendingCount++;
             } else if ((opcode == ibv_wc_opcode.IBV_WC_RDMA_WRITE || opcode == ibv_wc_opcode.IBV_WC_RDMA_READ)
                     && wrId > completedWrites && wrId <= postedWrites) {
+                // Progress of a transfer: the client's device acknowledged our writes or answered
+                // our read. New requests arriving are not: they would let a client that stopped
+                // acknowledging put the send timeout off with each receive slot it fills.
+                completions.setRelease(completions.getPlain() + 1);
                 completedWrites = wrId;
                 returnCompleted();
             } else {
