@@ -297,6 +297,28 @@ junit_counts() {
     ' "$out/junit/TEST-junit-jupiter.xml" 2>/dev/null || echo "0 1 0"
 }
 
+# junit_failures CLASS: one line per failed test of CLASS in the XML report, with the first line of
+# its failure message, so that a red run names what failed.
+junit_failures() {
+    local match="dev.ofl.verbs.rdma.$1\""
+    [ "$1" = RdmaConformanceTest ] && match='dev.ofl.conformance.OflConformanceSuite$'
+    awk -v cls="$match" '
+        /<testcase / {
+            inside = index($0, "classname=\"" cls) > 0
+            if (inside && match($0, /name="[^"]*"/)) name = substr($0, RSTART + 6, RLENGTH - 7)
+            if (inside && match($0, /classname="[^"]*"/)) owner = substr($0, RSTART + 11, RLENGTH - 12)
+            next
+        }
+        inside && /<(failure|error)[ >\/]/ {
+            message = ""
+            if (match($0, /message="[^"]*"/)) message = substr($0, RSTART + 9, RLENGTH - 10)
+            printf "FAILED %s.%s: %s\n", owner, name, substr(message, 1, 300)
+            inside = 0
+        }
+        /<\/testcase>/ { inside = 0 }
+    ' "$out/junit/TEST-junit-jupiter.xml" 2>/dev/null
+}
+
 # stage_demo LIBRARY ADDRESS: PingPong over the rdma backend, the cases up to 1 MiB responses (the
 # larger ones take minutes each under TCG), few iterations; a row passes when it has no mismatched
 # byte and no error.
@@ -342,8 +364,9 @@ for class in "${java_classes[@]}"; do
     echo "$class $p $f $seconds" >> "$out/results"
     say "$class: $p passed, $f failed ($seconds s in tests)"
     if [ "$f" -ne 0 ]; then
-        say "---- java.log ----"
-        cat "$out/java.log"
+        junit_failures "$class" | while IFS= read -r line; do say "  $line"; done
+        say "---- java.log, its failures ----"
+        grep -n -A12 -E "✘|MethodSource|Exception|Error:" "$out/java.log" | head -n 200
         say "---- end of java.log ----"
     fi
 done

@@ -24,7 +24,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,8 +50,11 @@ import org.slf4j.LoggerFactory;
 public final class ClientSession implements OflClient {
     private static final Logger LOG = LoggerFactory.getLogger(ClientSession.class);
     private static final ApiAccess.Members API = ApiAccess.members();
-    /** Between empty polls of a busy-polling client on a virtual thread: the carrier is free meanwhile. */
-    private static final long VIRTUAL_POLL_PARK_NS = 20_000L;
+    /**
+     * How long a busy-polling client on a virtual thread polls (yielding between polls) before it
+     * waits as a blocking client does, parked until the transport's event source wakes it.
+     */
+    private static final long VIRTUAL_SPIN_NS = 50_000L;
     /** A deadline further behind the clock than this is taken for a timeout passed by mistake. */
     private static final long IMPLAUSIBLY_PAST_NS = 60_000_000_000L;
     /** What a caller must do about region memory; the end of every message about a freed region. */
@@ -337,11 +339,14 @@ public final class ClientSession implements OflClient {
                     + "Duration, completion). Ticket " + ticket + " is still outstanding");
         }
         idle.reset();
-        // A busy poll on a virtual thread parks briefly between empty polls rather than spin on its
-        // carrier: spinning, or Thread.yield() (which puts it back ahead of threads woken from
-        // outside the pool, such as the JDK's socket pollers), keeps the other virtual threads
-        // (an in-process server's among them) from running.
-        boolean yields = waitMode != WaitMode.BLOCKING && Thread.currentThread().isVirtual();
+        // A busy poll on a virtual thread cannot own a core: it polls for a short window, then
+        // waits parked as a blocking client does. Polling without end, even with a park or a
+        // Thread.yield() between polls, keeps the carrier's queue full: with one carrier, the
+        // threads woken from outside the pool (an in-process server's, woken by the completion
+        // poller or the JDK's socket poller) never ran again (seen with 32 clients on one CPU).
+        // The window is measured on the machine's clock: it bounds a cost, not a protocol deadline.
+        boolean virtualSpin = waitMode != WaitMode.BLOCKING && Thread.currentThread().isVirtual();
+        long spinStartNs = virtualSpin ? System.nanoTime() : 0;
         for (long nowNs = firstNs; !done[slot]; nowNs = clock.nanoTime()) {
             String freed = freedInFlight();
             if (freed != null) {
@@ -357,7 +362,9 @@ public final class ClientSession implements OflClient {
             }
             try {
                 int work;
-                if (waitMode == WaitMode.BLOCKING && nowNs - deadlineNs < 0) {
+                boolean block = waitMode == WaitMode.BLOCKING
+                        || virtualSpin && System.nanoTime() - spinStartNs - VIRTUAL_SPIN_NS >= 0;
+                if (block && nowNs - deadlineNs < 0) {
                     // Wait first: an event source returns at once when something is already there, so
                     // a poll before it would only find nothing (a wasted system call per request).
                     work = transport.awaitProgress(sink, deadlineNs, nowNs);
@@ -390,9 +397,11 @@ public final class ClientSession implements OflClient {
                             + "connection is broken so that nothing lands late (the interrupt stays set); call "
                             + "reconnect()");
                 }
-                if (yields) {
-                    if (work == 0) {
-                        LockSupport.parkNanos(VIRTUAL_POLL_PARK_NS);
+                if (virtualSpin) {
+                    if (work > 0) {
+                        spinStartNs = System.nanoTime();
+                    } else if (!block) {
+                        Thread.yield();
                     }
                 } else if (waitMode != WaitMode.BLOCKING) {
                     idle.idle(work);

@@ -6,7 +6,6 @@ import dev.ofl.api.OflConnectionException;
 import dev.ofl.api.OflException;
 import dev.ofl.api.RefusalCode;
 import dev.ofl.api.Region;
-import dev.ofl.api.WaitMode;
 import dev.ofl.api.spi.BootstrapIo;
 import dev.ofl.api.spi.ClientBootstrap;
 import dev.ofl.api.spi.ClientTransport;
@@ -150,7 +149,9 @@ final class RdmaClientTransport implements ClientTransport {
             int n = limits.maxInFlight();
             // Remote read: a server that reads payloads reads them from the send slots, which are
             // the only memory registered for it.
-            created = Link.create(device, gid, 2 * n + 8, n, MAX_INLINE, config.waitMode() == WaitMode.BLOCKING,
+            // A completion channel in either wait mode: a busy-polling client on a virtual thread
+            // waits parked on it after its short spin (ClientSession).
+            created = Link.create(device, gid, 2 * n + 8, n, MAX_INLINE, true,
                     ibv_access_flags.IBV_ACCESS_REMOTE_WRITE | ibv_access_flags.IBV_ACCESS_REMOTE_READ);
             MemoryRegion slotsMr = created.register(sendSlots,
                     ibv_access_flags.IBV_ACCESS_LOCAL_WRITE | ibv_access_flags.IBV_ACCESS_REMOTE_READ);
