@@ -85,6 +85,10 @@ public record ClientConfig(String backend, InetSocketAddress server, InetAddress
 
     /** Builds a {@link ClientConfig}. Not thread-safe. */
     public static final class Builder {
+        private static final java.util.Set<String> SETTING_NAMES = java.util.Set.of("backend", "server",
+                "localAddress", "serviceName", "waitMode", "idleStrategy", "connectTimeout", "authentication.keyId",
+                "authentication.keyFile");
+
         private String backend = "tcp";
         private InetSocketAddress server;
         private InetAddress localAddress;
@@ -232,6 +236,94 @@ public record ClientConfig(String backend, InetSocketAddress server, InetAddress
         public Builder authenticationKey(int keyId, byte[] key) {
             this.authentication = PeerKeys.NONE.with(keyId, key);
             return this;
+        }
+
+        /**
+         * Applies settings given as text, for configuration read from a file, the environment or a
+         * framework (Spring's {@code @ConfigurationProperties} into a {@code Map}, HOCON, YAML). Each
+         * name sets what the builder method of that name sets; a value is checked for its form here
+         * and for its range by {@link #build()}, exactly as one set in code. Names:
+         *
+         * <table>
+         * <caption>Client settings as text</caption>
+         * <tr><th>name</th><th>value</th></tr>
+         * <tr><td>backend, serviceName</td><td>text</td></tr>
+         * <tr><td>server</td><td>{@code host:port}, IPv6 in brackets: {@code [fd00::2]:7000}</td></tr>
+         * <tr><td>localAddress</td><td>an IP address</td></tr>
+         * <tr><td>waitMode</td><td>{@code busy-poll} or {@code blocking}</td></tr>
+         * <tr><td>idleStrategy</td><td>{@code busy-spin} or {@code yield}</td></tr>
+         * <tr><td>connectTimeout</td><td>a duration: {@code 250ms}, {@code 5s}, {@code 1.5s}, {@code PT5S}</td></tr>
+         * <tr><td>limits.maxRequestBytes, limits.maxResponseBytes</td><td>bytes: {@code 4096}, {@code 256KiB},
+         * {@code 16MiB}</td></tr>
+         * <tr><td>limits.maxRanges, limits.maxInFlight</td><td>a whole number</td></tr>
+         * <tr><td>authentication.keyId, authentication.keyFile</td><td>both or neither: the key's id, and a
+         * file read with {@link PeerKeys#readKeyFile}'s checks</td></tr>
+         * <tr><td>properties.<i>name</i></td><td>a backend property, added to {@link #properties}</td></tr>
+         * </table>
+         *
+         * <p>The clock and other strategies are set in code. An unknown name is refused with the list
+         * of known ones, so that a misspelt setting fails at start-up instead of being ignored.
+         *
+         * @param settings names and values; applied in name order, later calls override earlier ones
+         * @return this builder
+         * @throws IllegalArgumentException naming the setting, its value and the forms accepted
+         */
+        public Builder settings(Map<String, String> settings) {
+            Integer keyId = null;
+            String keyFile = null;
+            Map<String, String> backendProperties = new java.util.TreeMap<>(properties);
+            for (Map.Entry<String, String> e : new java.util.TreeMap<>(settings).entrySet()) {
+                String name = e.getKey();
+                String value = e.getValue();
+                if (name.startsWith("limits.")) {
+                    limits = Settings.limit(limits, name, value, SETTING_NAMES);
+                    continue;
+                }
+                if (name.startsWith("properties.") && name.length() > "properties.".length()) {
+                    backendProperties.put(name.substring("properties.".length()), Settings.text(name, value));
+                    continue;
+                }
+                switch (name) {
+                    case "backend" -> backend = Settings.text(name, value);
+                    case "server" -> server = Settings.socketAddress(name, value);
+                    case "localAddress" -> localAddress = Settings.address(name, value);
+                    case "serviceName" -> serviceName = Settings.text(name, value);
+                    case "waitMode" -> waitMode = Settings.constant(name, value, WaitMode.class);
+                    case "idleStrategy" -> idleStrategy = Settings.idleStrategy(name, value);
+                    case "connectTimeout" -> connectTimeout = Settings.duration(name, value);
+                    case "authentication.keyId" -> keyId = Settings.integer(name, value);
+                    case "authentication.keyFile" -> keyFile = Settings.text(name, value);
+                    default -> throw Settings.unknown(name, SETTING_NAMES);
+                }
+            }
+            if ((keyId == null) != (keyFile == null)) {
+                throw new IllegalArgumentException("settings \"authentication.keyId\" and \"authentication.keyFile\" "
+                        + "go together: set both, or neither for no authentication");
+            }
+            if (keyId != null) {
+                byte[] key = Settings.keyFile("authentication.keyFile", keyFile);
+                try {
+                    authenticationKey(keyId, key);
+                } finally {
+                    java.util.Arrays.fill(key, (byte) 0);
+                }
+            }
+            properties = backendProperties;
+            return this;
+        }
+
+        /**
+         * Applies the settings among {@code properties} whose names start with {@code prefix}, the
+         * prefix removed (other entries are left alone): {@code settings(props, "ofl.client.")}
+         * reads {@code ofl.client.server=10.0.0.2:7000}. See {@link #settings(Map)}.
+         *
+         * @param properties for example a properties file's contents, or {@link System#getProperties()}
+         * @param prefix what each name starts with, such as {@code "ofl.client."}
+         * @return this builder
+         * @throws IllegalArgumentException naming the setting, its value and the forms accepted
+         */
+        public Builder settings(java.util.Properties properties, String prefix) {
+            return settings(Settings.withPrefix(properties, prefix));
         }
 
         /**

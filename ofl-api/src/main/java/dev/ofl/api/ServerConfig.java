@@ -189,6 +189,13 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
 
     /** Builds a {@link ServerConfig}. Not thread-safe. */
     public static final class Builder {
+        private static final String KEY_FILE = "authentication.keyFile.";
+        private static final java.util.Set<String> SETTING_NAMES = java.util.Set.of("backend", "bind", "serviceName",
+                "waitMode", "idleStrategy", "connectionThreads", "bootstrapTimeout", "drainTimeout", "idleTimeout",
+                "stagingTimeout", "sendTimeout", "maxConnections", "maxConnectionsPerAddress", "maxPendingHandshakes",
+                "maxPendingPerAddress", "stagingBudgetBytes", "stagingShareBytes", "receiveBudgetBytes",
+                "zeroStaging", KEY_FILE + "<id>");
+
         private String backend = "tcp";
         private InetSocketAddress bind;
         private String serviceName;
@@ -528,6 +535,109 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         public Builder receiveBudgetBytes(long receiveBudgetBytes) {
             this.receiveBudgetBytes = receiveBudgetBytes;
             return this;
+        }
+
+        /**
+         * Applies settings given as text, for configuration read from a file, the environment or a
+         * framework (Spring's {@code @ConfigurationProperties} into a {@code Map}, HOCON, YAML). Each
+         * name sets what the builder method of that name sets; a value is checked for its form here
+         * and for its range by {@link #build()}, exactly as one set in code. Names:
+         *
+         * <table>
+         * <caption>Server settings as text</caption>
+         * <tr><th>name</th><th>value</th></tr>
+         * <tr><td>backend, serviceName</td><td>text</td></tr>
+         * <tr><td>bind</td><td>{@code host:port}, IPv6 in brackets: {@code [fd00::1]:7000}</td></tr>
+         * <tr><td>waitMode</td><td>{@code blocking} or {@code busy-poll}</td></tr>
+         * <tr><td>idleStrategy</td><td>{@code busy-spin} or {@code yield}</td></tr>
+         * <tr><td>connectionThreads</td><td>{@code virtual} or {@code platform}</td></tr>
+         * <tr><td>bootstrapTimeout, drainTimeout, idleTimeout, stagingTimeout, sendTimeout</td><td>a
+         * duration: {@code 250ms}, {@code 5s}, {@code 1.5s}, {@code PT5S}</td></tr>
+         * <tr><td>maxConnections, maxConnectionsPerAddress, maxPendingHandshakes,
+         * maxPendingPerAddress</td><td>a whole number</td></tr>
+         * <tr><td>stagingBudgetBytes, stagingShareBytes, receiveBudgetBytes</td><td>bytes: {@code 4096},
+         * {@code 256KiB}, {@code 64MiB}</td></tr>
+         * <tr><td>zeroStaging</td><td>{@code true} or {@code false}</td></tr>
+         * <tr><td>limits.maxRequestBytes, limits.maxResponseBytes</td><td>bytes</td></tr>
+         * <tr><td>limits.maxRanges, limits.maxInFlight</td><td>a whole number</td></tr>
+         * <tr><td>authentication.keyFile.<i>id</i></td><td>a key file, read with
+         * {@link PeerKeys#readKeyFile}'s checks, added under that key id; one entry per key</td></tr>
+         * <tr><td>properties.<i>name</i></td><td>a backend property, added to {@link #properties}</td></tr>
+         * </table>
+         *
+         * <p>The clock and the handler-error listener are set in code. An unknown name is refused
+         * with the list of known ones, so that a misspelt setting fails at start-up instead of being
+         * ignored.
+         *
+         * @param settings names and values; applied in name order, later calls override earlier ones
+         *     (keys add up)
+         * @return this builder
+         * @throws IllegalArgumentException naming the setting, its value and the forms accepted
+         */
+        public Builder settings(Map<String, String> settings) {
+            Map<String, String> backendProperties = new java.util.TreeMap<>(properties);
+            for (Map.Entry<String, String> e : new java.util.TreeMap<>(settings).entrySet()) {
+                String name = e.getKey();
+                String value = e.getValue();
+                if (name.startsWith("limits.")) {
+                    limits = Settings.limit(limits, name, value, SETTING_NAMES);
+                    continue;
+                }
+                if (name.startsWith("properties.") && name.length() > "properties.".length()) {
+                    backendProperties.put(name.substring("properties.".length()), Settings.text(name, value));
+                    continue;
+                }
+                if (name.startsWith(KEY_FILE)) {
+                    int keyId = Settings.integer(name + " (the key id after \"" + KEY_FILE + "\")",
+                            name.substring(KEY_FILE.length()));
+                    byte[] key = Settings.keyFile(name, value);
+                    try {
+                        authenticationKey(keyId, key);
+                    } finally {
+                        java.util.Arrays.fill(key, (byte) 0);
+                    }
+                    continue;
+                }
+                switch (name) {
+                    case "backend" -> backend = Settings.text(name, value);
+                    case "bind" -> bind = Settings.socketAddress(name, value);
+                    case "serviceName" -> serviceName = Settings.text(name, value);
+                    case "waitMode" -> waitMode = Settings.constant(name, value, WaitMode.class);
+                    case "idleStrategy" -> idleStrategy = Settings.idleStrategy(name, value);
+                    case "connectionThreads" -> connectionThreads = Settings.constant(name, value,
+                            ConnectionThreads.class);
+                    case "bootstrapTimeout" -> bootstrapTimeout = Settings.duration(name, value);
+                    case "drainTimeout" -> drainTimeout = Settings.duration(name, value);
+                    case "idleTimeout" -> idleTimeout = Settings.duration(name, value);
+                    case "stagingTimeout" -> stagingTimeout = Settings.duration(name, value);
+                    case "sendTimeout" -> sendTimeout = Settings.duration(name, value);
+                    case "maxConnections" -> maxConnections = Settings.integer(name, value);
+                    case "maxConnectionsPerAddress" -> maxConnectionsPerAddress = Settings.integer(name, value);
+                    case "maxPendingHandshakes" -> maxPendingHandshakes = Settings.integer(name, value);
+                    case "maxPendingPerAddress" -> maxPendingPerAddress = Settings.integer(name, value);
+                    case "stagingBudgetBytes" -> stagingBudgetBytes = Settings.bytes(name, value);
+                    case "stagingShareBytes" -> stagingShareBytes = Settings.bytes(name, value);
+                    case "receiveBudgetBytes" -> receiveBudgetBytes = Settings.bytes(name, value);
+                    case "zeroStaging" -> zeroStaging = Settings.bool(name, value);
+                    default -> throw Settings.unknown(name, SETTING_NAMES);
+                }
+            }
+            properties = backendProperties;
+            return this;
+        }
+
+        /**
+         * Applies the settings among {@code properties} whose names start with {@code prefix}, the
+         * prefix removed (other entries are left alone): {@code settings(props, "ofl.server.")}
+         * reads {@code ofl.server.bind=10.0.0.1:7000}. See {@link #settings(Map)}.
+         *
+         * @param properties for example a properties file's contents, or {@link System#getProperties()}
+         * @param prefix what each name starts with, such as {@code "ofl.server."}
+         * @return this builder
+         * @throws IllegalArgumentException naming the setting, its value and the forms accepted
+         */
+        public Builder settings(java.util.Properties properties, String prefix) {
+            return settings(Settings.withPrefix(properties, prefix));
         }
 
         /**
