@@ -1,0 +1,2 @@
+/** Extracts the packaged softverbs library and selects it for the ofl RDMA backend. */
+package dev.ofl.softverbs;
