@@ -217,6 +217,9 @@ public final class OflClientPool implements AutoCloseable {
                 s.underway.decrementAndGet();
                 s.refilling.set(0);
             }
+            // A borrow that came while this task was ending found it underway and left the refill
+            // to it: look once more.
+            refill(s);
         })) {
             s.underway.decrementAndGet();
             s.refilling.set(0);
@@ -241,6 +244,9 @@ public final class OflClientPool implements AutoCloseable {
             } finally {
                 s.underway.decrementAndGet();
             }
+            // A borrow while this reconnect was underway counted it as the standby; if the mended
+            // client was closed (idle full) or lent meanwhile, the standby is refilled now.
+            refill(s);
         })) {
             s.underway.decrementAndGet();
             p.client.close();
