@@ -113,6 +113,24 @@ public interface OflClient extends AutoCloseable {
     int await(long ticket, long deadlineNs, Completion completion);
 
     /**
+     * Looks once, without waiting, whether a ticket's outcome has arrived: {@link #await(long, long,
+     * Completion)} that returns {@link OflStatus#PENDING} instead of waiting. For a thread that
+     * drives several tickets (or other work) at once and waits in its own way between looks. A
+     * deadline that has passed is handled as {@code await} handles it: the connection is broken
+     * first, then {@link OflStatus#TIMED_OUT} is returned, so nothing late lands.
+     *
+     * @param ticket a ticket from {@link #submit} not awaited before
+     * @param deadlineNs the instant, on {@link #clock()}, after which the ticket has timed out
+     * @param completion filled with the outcome, unless {@link OflStatus#PENDING} is returned
+     * @return {@link OflStatus#PENDING} (nothing yet; the ticket stays outstanding), or what
+     *     {@code await} returns
+     * @throws IllegalArgumentException as {@code await}
+     * @throws IllegalStateException as {@code await}
+     * @throws OflConnectionException as {@code await}
+     */
+    int poll(long ticket, long deadlineNs, Completion completion);
+
+    /**
      * Waits for a ticket's outcome for at most a timeout: {@link #await(long, long, Completion)}
      * with the deadline {@code clock().nanoTime() + timeout}. For code off the hot path: converting
      * the {@code Duration} costs a little; the {@code long} form allocates nothing and reads no

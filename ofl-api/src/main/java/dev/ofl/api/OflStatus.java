@@ -38,6 +38,11 @@ public final class OflStatus {
      * The connection stays usable; the request may be retried.
      */
     public static final int BUSY = 4;
+    /**
+     * Returned by {@code OflClient.poll} when the ticket's outcome has not arrived yet and its
+     * deadline has not passed: the ticket stays outstanding; poll again or await it.
+     */
+    public static final int PENDING = -2;
 
     private OflStatus() {
     }
@@ -56,6 +61,7 @@ public final class OflStatus {
             case TIMED_OUT -> "TIMED_OUT";
             case IN_FLIGHT_FULL -> "IN_FLIGHT_FULL";
             case BUSY -> "BUSY";
+            case PENDING -> "PENDING";
             default -> "UNKNOWN(" + status + ")";
         };
     }

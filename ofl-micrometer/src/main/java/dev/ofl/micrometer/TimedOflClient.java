@@ -146,7 +146,17 @@ public final class TimedOflClient implements OflClient {
 
     @Override
     public int await(long ticket, long deadlineNs, Completion completion) {
-        int status = client.await(ticket, deadlineNs, completion);
+        return record(ticket, client.await(ticket, deadlineNs, completion));
+    }
+
+    @Override
+    public int poll(long ticket, long deadlineNs, Completion completion) {
+        int status = client.poll(ticket, deadlineNs, completion);
+        // Nothing yet: the ticket stays outstanding and is timed when its outcome comes.
+        return status == OflStatus.PENDING ? status : record(ticket, status);
+    }
+
+    private int record(long ticket, int status) {
         if (ticket >= 0) {
             int entry = (int) (ticket % tickets.length);
             if (tickets[entry] == ticket) {

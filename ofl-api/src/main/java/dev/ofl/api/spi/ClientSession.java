@@ -315,13 +315,24 @@ public final class ClientSession implements OflClient {
     public int await(long ticket, long deadlineNs, Completion completion) {
         enter("await");
         try {
-            return awaitOwned(ticket, deadlineNs, completion);
+            return awaitOwned(ticket, deadlineNs, completion, false);
         } finally {
             leave();
         }
     }
 
-    private int awaitOwned(long ticket, long deadlineNs, Completion completion) {
+    @Override
+    public int poll(long ticket, long deadlineNs, Completion completion) {
+        enter("poll");
+        try {
+            return awaitOwned(ticket, deadlineNs, completion, true);
+        } finally {
+            leave();
+        }
+    }
+
+    /** Waits for a ticket, or with {@code once} looks a single time and returns PENDING if nothing came. */
+    private int awaitOwned(long ticket, long deadlineNs, Completion completion, boolean once) {
         ensureOpen();
         int slot = slotOf(ticket);
         if (slot < 0 || awaited[slot]) {
@@ -345,7 +356,7 @@ public final class ClientSession implements OflClient {
         // threads woken from outside the pool (an in-process server's, woken by the completion
         // poller or the JDK's socket poller) never ran again (seen with 32 clients on one CPU).
         // The window is measured on the machine's clock: it bounds a cost, not a protocol deadline.
-        boolean virtualSpin = waitMode != WaitMode.BLOCKING && Thread.currentThread().isVirtual();
+        boolean virtualSpin = !once && waitMode != WaitMode.BLOCKING && Thread.currentThread().isVirtual();
         long spinStartNs = virtualSpin ? System.nanoTime() : 0;
         for (long nowNs = firstNs; !done[slot]; nowNs = clock.nanoTime()) {
             String freed = freedInFlight();
@@ -362,8 +373,8 @@ public final class ClientSession implements OflClient {
             }
             try {
                 int work;
-                boolean block = waitMode == WaitMode.BLOCKING
-                        || virtualSpin && System.nanoTime() - spinStartNs - VIRTUAL_SPIN_NS >= 0;
+                boolean block = !once && (waitMode == WaitMode.BLOCKING
+                        || virtualSpin && System.nanoTime() - spinStartNs - VIRTUAL_SPIN_NS >= 0);
                 if (block && nowNs - deadlineNs < 0) {
                     // Wait first: an event source returns at once when something is already there, so
                     // a poll before it would only find nothing (a wasted system call per request).
@@ -396,6 +407,9 @@ public final class ClientSession implements OflClient {
                     throw new OflConnectionException("interrupted while awaiting ticket " + ticket + "; the "
                             + "connection is broken so that nothing lands late (the interrupt stays set); call "
                             + "reconnect()");
+                }
+                if (once) {
+                    return OflStatus.PENDING;
                 }
                 if (virtualSpin) {
                     if (work > 0) {

@@ -1,0 +1,437 @@
+package dev.ofl.api;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Objects;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One connection used from any number of threads, asynchronously: {@link #call} queues a request
+ * and returns a {@link CompletableFuture} at once; the client's own thread sends queued requests
+ * as in-flight places free up (pipelining up to the negotiated {@code maxInFlight}), takes the
+ * responses in order, and completes the futures.
+ *
+ * <p><b>Timeouts stay fatal, and nothing is resubmitted.</b> When a request's deadline passes, the
+ * connection is broken before its future completes with {@link OflStatus#TIMED_OUT}, so nothing
+ * late lands. The other requests then in flight complete with their outcome if it had arrived,
+ * and otherwise exceptionally with an {@link OflConnectionException} that says they were dropped
+ * and not sent again (whether to retry is the caller's decision). The client thread then
+ * reconnects, with doubling back-off, and sends what is queued. A request whose deadline passes
+ * while it is still queued completes {@code TIMED_OUT} without being sent.
+ *
+ * <p><b>Waiting.</b> With {@link WaitMode#BUSY_POLL} the client thread polls while requests are in
+ * flight (a core, for the lowest latency). With {@link WaitMode#BLOCKING} it waits for the oldest
+ * response whenever nothing is queued, so a request queued meanwhile leaves when that response
+ * arrives. With nothing in flight it sleeps until a call comes.
+ *
+ * <p><b>Memory.</b> Ranges must lie in regions of this client ({@link #allocateRegion}), and the
+ * caller must leave a request's ranges alone until its future completes. The payload is copied
+ * when {@code call} is made, so the caller may reuse its buffer at once. The asynchronous path
+ * allocates per call (the future, the reply, a payload copy): use {@link OflClient} itself where a
+ * call must allocate nothing.
+ *
+ * <p>Thread-safe. The client thread is a daemon platform thread named {@code ofl-async-<server>}.
+ */
+public final class OflAsyncClient implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(OflAsyncClient.class);
+
+    private final OflClient client;
+    private final ArrayBlockingQueue<Request> queue;
+    private final ConcurrentLinkedQueue<FutureTask<?>> control = new ConcurrentLinkedQueue<>();
+    private final ArrayDeque<Request> inFlight = new ArrayDeque<>();
+    private final Completion completion = new Completion();
+    private final WaitMode waitMode;
+    private final Duration backoff;
+    private final Duration maxBackoff;
+    private final Thread thread;
+    /** Read by calling threads: fixed at connect (the client's own fields belong to its thread). */
+    private final Limits limits;
+    private final NanoClock clock;
+    private final AtomicLong dropped = new AtomicLong();
+    private volatile boolean closing;
+    /** The client thread's current reconnect back-off; 0 after a success. */
+    private long waitNs;
+
+    private OflAsyncClient(Builder b) {
+        this.client = Ofl.connect(b.config);
+        this.limits = client.limits();
+        this.clock = client.clock();
+        this.queue = new ArrayBlockingQueue<>(b.queueCapacity);
+        this.waitMode = b.config.waitMode();
+        this.backoff = b.backoff;
+        this.maxBackoff = b.maxBackoff;
+        this.thread = Thread.ofPlatform().daemon().name("ofl-async-" + b.config.server()).unstarted(this::drive);
+        thread.start();
+    }
+
+    /**
+     * Starts a builder.
+     *
+     * @param config the connection's settings
+     * @return a builder with the defaults
+     */
+    public static Builder builder(ClientConfig config) {
+        return new Builder(Objects.requireNonNull(config, "config"));
+    }
+
+    /**
+     * Queues a request.
+     *
+     * @param op the operation
+     * @param generation the generation
+     * @param payload the request payload, copied now; at most the negotiated {@code maxRequestBytes}
+     * @param ranges where the response goes, in regions of this client; left alone until the future completes
+     * @param timeout from now until the request times out (queued time included)
+     * @return completes with the {@link Reply}, or exceptionally with an {@link OflConnectionException}
+     *     (the connection failed under the request, or it was dropped by another's timeout) or a
+     *     {@link RejectedExecutionException} (the queue was full, or the client is closed)
+     */
+    public CompletableFuture<Reply> call(int op, long generation, MemorySegment payload, ResponseRanges ranges,
+            Duration timeout) {
+        CompletableFuture<Reply> future = new CompletableFuture<>();
+        if (payload.byteSize() > limits.maxRequestBytes()) {
+            future.completeExceptionally(new IllegalArgumentException("payload of " + payload.byteSize()
+                    + " bytes exceeds maxRequestBytes " + limits.maxRequestBytes()));
+            return future;
+        }
+        long timeoutNs = timeout.compareTo(Duration.ofDays(365)) > 0 ? Duration.ofDays(365).toNanos() : timeout.toNanos();
+        Request request = new Request(op, generation, payload.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                ranges, clock.nanoTime() + timeoutNs, future);
+        if (closing) {
+            future.completeExceptionally(new RejectedExecutionException("the asynchronous client is closed"));
+        } else if (!queue.offer(request)) {
+            future.completeExceptionally(new RejectedExecutionException("the asynchronous client's queue is full ("
+                    + queue.size() + " requests waiting to be sent)"));
+        } else if (closing && queue.remove(request)) {
+            future.completeExceptionally(new RejectedExecutionException("the asynchronous client is closed"));
+        } else {
+            LockSupport.unpark(thread);
+        }
+        return future;
+    }
+
+    /**
+     * Allocates a region of this client's connection, on the client thread.
+     *
+     * @param bytes the region's size
+     * @return the region, alive as long as this client
+     * @throws OflException if the allocation fails or the client is closed
+     */
+    public Region allocateRegion(long bytes) {
+        return onClientThread(() -> client.allocateRegion(bytes));
+    }
+
+    /**
+     * The connection's negotiated limits.
+     *
+     * @return the limits
+     */
+    public Limits limits() {
+        return limits;
+    }
+
+    /**
+     * The connection's counters (across reconnects).
+     *
+     * @return a snapshot
+     */
+    public ClientStatistics statistics() {
+        return client.statistics();
+    }
+
+    /**
+     * Requests dropped by another request's timeout or a failed connection, not sent again.
+     *
+     * @return how many so far
+     */
+    public long droppedRequests() {
+        return dropped.get();
+    }
+
+    /**
+     * Stops taking calls, fails the queued ones, lets those in flight finish (each by its
+     * deadline), then closes the connection. Idempotent.
+     */
+    @Override
+    public void close() {
+        closing = true;
+        LockSupport.unpark(thread);
+        if (Thread.currentThread() != thread) {
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private <T> T onClientThread(java.util.concurrent.Callable<T> task) {
+        if (closing) {
+            throw new OflException("the asynchronous client is closed");
+        }
+        FutureTask<T> future = new FutureTask<>(task);
+        control.add(future);
+        LockSupport.unpark(thread);
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new OflConnectionException("interrupted while waiting for the client thread", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new OflException("the client thread failed: " + e.getCause(), e.getCause());
+        }
+    }
+
+    /** The client thread: the only thread that touches {@link #client}. */
+    private void drive() {
+        try {
+            while (!closing || !inFlight.isEmpty()) {
+                runControl();
+                if (closing) {
+                    failQueued();
+                } else if (!sendQueued()) {
+                    continue;
+                }
+                if (inFlight.isEmpty()) {
+                    if (!closing && queue.isEmpty() && control.isEmpty()) {
+                        LockSupport.parkNanos(1_000_000L);
+                    }
+                    continue;
+                }
+                takeOldest();
+            }
+        } catch (RuntimeException | Error e) {
+            LOG.error("ofl asynchronous client: the client thread failed; failing every request", e);
+        } finally {
+            for (Request r; (r = inFlight.poll()) != null;) {
+                r.future.completeExceptionally(new OflConnectionException("the asynchronous client closed"));
+            }
+            closing = true;
+            failQueued();
+            runControl();
+            client.close();
+        }
+    }
+
+    private void runControl() {
+        for (FutureTask<?> task; (task = control.poll()) != null;) {
+            task.run();
+        }
+    }
+
+    private void failQueued() {
+        for (Request r; (r = queue.poll()) != null;) {
+            r.future.completeExceptionally(new RejectedExecutionException("the asynchronous client is closed"));
+        }
+    }
+
+    /**
+     * Sends queued requests while places are free; reconnects a broken client first.
+     *
+     * @return false when a reconnect failed and the loop should look again after its back-off
+     */
+    private boolean sendQueued() {
+        while (inFlight.size() < client.limits().maxInFlight() && !queue.isEmpty()) {
+            if (client.isBroken() && inFlight.isEmpty() && !reconnect()) {
+                return false;
+            }
+            if (client.isBroken()) {
+                return true;
+            }
+            Request r = queue.poll();
+            if (client.clock().nanoTime() - r.deadlineNs >= 0) {
+                // Never sent: nothing of it can land.
+                r.future.complete(new Reply(OflStatus.TIMED_OUT, 0, 0));
+                continue;
+            }
+            MemorySegment.copy(MemorySegment.ofArray(r.payload), 0, client.requestPayload(), 0, r.payload.length);
+            try {
+                r.ticket = client.submit(r.op, r.generation, r.payload.length, r.ranges);
+            } catch (OflConnectionException e) {
+                dropped.incrementAndGet();
+                r.future.completeExceptionally(e);
+                continue;
+            } catch (RuntimeException e) {
+                r.future.completeExceptionally(e);
+                continue;
+            }
+            inFlight.add(r);
+        }
+        return true;
+    }
+
+    /** Looks at (or, blocking with nothing queued, waits for) the oldest request in flight. */
+    private void takeOldest() {
+        Request head = inFlight.peek();
+        int status;
+        try {
+            boolean wait = waitMode == WaitMode.BLOCKING && queue.isEmpty() && control.isEmpty();
+            status = wait ? client.await(head.ticket, head.deadlineNs, completion)
+                    : client.poll(head.ticket, head.deadlineNs, completion);
+        } catch (OflConnectionException e) {
+            inFlight.poll();
+            dropped.incrementAndGet();
+            head.future.completeExceptionally(e);
+            dropTheRest("the connection failed under ticket " + head.ticket + ": " + e.getMessage());
+            return;
+        } catch (RuntimeException e) {
+            inFlight.poll();
+            head.future.completeExceptionally(e);
+            dropTheRest("ticket " + head.ticket + " failed: " + e);
+            return;
+        }
+        if (status == OflStatus.PENDING) {
+            Thread.onSpinWait();
+            return;
+        }
+        inFlight.poll();
+        head.future.complete(new Reply(status, completion.handlerStatus(), completion.responseLength()));
+        if (status == OflStatus.TIMED_OUT) {
+            dropTheRest("ticket " + head.ticket + " timed out and broke the connection");
+        }
+    }
+
+    /** After the connection broke: what had arrived completes; the rest is dropped, never resent. */
+    private void dropTheRest(String why) {
+        for (Request r; (r = inFlight.poll()) != null;) {
+            try {
+                int status = client.await(r.ticket, r.deadlineNs, completion);
+                r.future.complete(new Reply(status, completion.handlerStatus(), completion.responseLength()));
+            } catch (RuntimeException e) {
+                dropped.incrementAndGet();
+                r.future.completeExceptionally(new OflConnectionException("request " + r.ticket + " was dropped, not "
+                        + "sent again: " + why, e));
+            }
+        }
+    }
+
+    private boolean reconnect() {
+        try {
+            client.reconnect();
+            waitNs = 0;
+            return true;
+        } catch (RuntimeException e) {
+            waitNs = waitNs == 0 ? backoff.toNanos() : Math.min(waitNs * 2, maxBackoff.toNanos());
+            LOG.warn("ofl asynchronous client: reconnecting failed, retrying in {} ms: {}", waitNs / 1_000_000,
+                    e.getMessage());
+            // Queued requests whose deadline passes meanwhile complete TIMED_OUT, unsent.
+            long until = System.nanoTime() + waitNs;
+            while (!closing && System.nanoTime() - until < 0) {
+                expireQueued();
+                LockSupport.parkNanos(Math.min(until - System.nanoTime(), 1_000_000L));
+            }
+            return false;
+        }
+    }
+
+    private void expireQueued() {
+        long now = client.clock().nanoTime();
+        queue.removeIf(r -> {
+            if (now - r.deadlineNs >= 0) {
+                r.future.complete(new Reply(OflStatus.TIMED_OUT, 0, 0));
+                return true;
+            }
+            return false;
+        });
+    }
+
+    private static final class Request {
+        final int op;
+        final long generation;
+        final byte[] payload;
+        final ResponseRanges ranges;
+        final long deadlineNs;
+        final CompletableFuture<Reply> future;
+        long ticket;
+
+        Request(int op, long generation, byte[] payload, ResponseRanges ranges, long deadlineNs,
+                CompletableFuture<Reply> future) {
+            this.op = op;
+            this.generation = generation;
+            this.payload = payload;
+            this.ranges = ranges;
+            this.deadlineNs = deadlineNs;
+            this.future = future;
+        }
+    }
+
+    /**
+     * A request's outcome.
+     *
+     * @param status an {@link OflStatus} value: {@code OK}, {@code REFUSED}, {@code HANDLER_FAILED},
+     *     {@code BUSY} or {@code TIMED_OUT}
+     * @param handlerStatus the handler's code for {@code REFUSED}, else 0
+     * @param responseLength the response bytes placed, for {@code OK}
+     */
+    public record Reply(int status, int handlerStatus, long responseLength) {
+    }
+
+    /** Builds an {@link OflAsyncClient}. Not thread-safe. */
+    public static final class Builder {
+        private final ClientConfig config;
+        private int queueCapacity = 1024;
+        private Duration backoff = Duration.ofMillis(10);
+        private Duration maxBackoff = Duration.ofSeconds(1);
+
+        private Builder(ClientConfig config) {
+            this.config = config;
+        }
+
+        /**
+         * Bounds the requests waiting to be sent; a call beyond it fails at once.
+         *
+         * @param queueCapacity at least 1; default 1024
+         * @return this builder
+         */
+        public Builder queueCapacity(int queueCapacity) {
+            this.queueCapacity = queueCapacity;
+            return this;
+        }
+
+        /**
+         * The reconnect back-off after a broken connection: the first wait after a failed attempt,
+         * doubled after each further one up to {@code max}.
+         *
+         * @param first positive; default 10 ms
+         * @param max at least {@code first}; default 1 s
+         * @return this builder
+         */
+        public Builder backoff(Duration first, Duration max) {
+            this.backoff = first;
+            this.maxBackoff = max;
+            return this;
+        }
+
+        /**
+         * Connects and starts the client thread.
+         *
+         * @return the client
+         * @throws OflException if the connection cannot be made (as {@link Ofl#connect})
+         * @throws IllegalArgumentException naming a setting out of range
+         */
+        public OflAsyncClient connect() {
+            if (queueCapacity < 1) {
+                throw new IllegalArgumentException("queueCapacity must be at least 1, was " + queueCapacity);
+            }
+            if (backoff == null || maxBackoff == null || backoff.isNegative() || backoff.isZero()
+                    || maxBackoff.compareTo(backoff) < 0) {
+                throw new IllegalArgumentException("backoff must be positive and at most its maximum: " + backoff
+                        + ", " + maxBackoff);
+            }
+            return new OflAsyncClient(this);
+        }
+    }
+}
