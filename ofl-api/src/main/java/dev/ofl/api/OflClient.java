@@ -239,6 +239,15 @@ public interface OflClient extends AutoCloseable {
     boolean isBroken();
 
     /**
+     * How many tickets are outstanding: submitted and not yet awaited (or polled to an outcome).
+     * Their responses may still land in their ranges until they are awaited, the connection is
+     * broken, or {@link #reconnect()} drops them.
+     *
+     * @return 0 when no response can land any more
+     */
+    int outstanding();
+
+    /**
      * The limits negotiated with the server.
      *
      * @return the connection's limits

@@ -35,8 +35,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every guarantee of {@link OflClient} holds for a leased client: exact placement, and after a
  * {@code TIMED_OUT} nothing more lands (the pool reconnects the client; it never resubmits a
- * request). A lease must not be used after it is closed; the client it handed out refuses use
- * then ({@link Lease#client()} throws).
+ * request). A lease must not be used after it is closed: {@link Lease#client()} then throws, but a
+ * reference to the client kept from before is not stopped, and using it would race the next
+ * borrower. Do not close the lent client itself: give it back by closing the lease. A client given
+ * back with requests still outstanding is treated as broken (reconnected, which drops them) so
+ * that no response lands in the next borrower's region.
  *
  * <p>Thread-safe. Background work runs on virtual threads named {@code ofl-pool-<server>}.
  */
@@ -110,7 +113,7 @@ public final class OflClientPool implements AutoCloseable {
         }
         Pooled pooled = null;
         try {
-            borrows.incrementAndGet();
+            ensureOpen();
             while ((pooled = s.idle.pollFirst()) != null && pooled.client.isBroken()) {
                 // Broken while idle (the peer went away): mended in the background like a return.
                 mend(s, pooled);
@@ -122,8 +125,9 @@ public final class OflClientPool implements AutoCloseable {
             ensureOpen();
             Lease lease = new Lease(s, pooled);
             pooled = null;
+            borrows.incrementAndGet();
             return lease;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             s.leases.release();
             throw e;
         } finally {
@@ -172,8 +176,16 @@ public final class OflClientPool implements AutoCloseable {
         }
         for (Server s : servers.values()) {
             for (Pooled p; (p = s.idle.pollFirst()) != null;) {
-                p.client.close();
+                closeQuietly(p);
             }
+        }
+    }
+
+    private static void closeQuietly(Pooled p) {
+        try {
+            p.client.close();
+        } catch (RuntimeException e) {
+            LOG.warn("ofl client pool: closing a client failed: {}", e.toString());
         }
     }
 
@@ -188,7 +200,7 @@ public final class OflClientPool implements AutoCloseable {
         try {
             Region region = regionBytes > 0 ? client.allocateRegion(regionBytes) : null;
             return new Pooled(client, region);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             client.close();
             throw e;
         }
@@ -283,6 +295,12 @@ public final class OflClientPool implements AutoCloseable {
         for (int failures = 0; !closed; failures++) {
             try {
                 return attempt.get();
+            } catch (IllegalStateException e) {
+                // The client was closed by its borrower (try-with-resources on lease.client(), say):
+                // it cannot be reconnected, and retrying would go on for ever.
+                LOG.warn("ofl client pool: a client of {} cannot be reconnected and is dropped: {}", s.address,
+                        e.getMessage());
+                return null;
             } catch (RuntimeException e) {
                 reconnectFailures.incrementAndGet();
                 if (failures == 0 || Long.bitCount(failures + 1) == 1) {
@@ -387,7 +405,10 @@ public final class OflClientPool implements AutoCloseable {
             }
             pooled = null;
             try {
-                if (p.client.isBroken()) {
+                if (p.client.isBroken() || p.client.outstanding() > 0) {
+                    // Broken, or given back with requests in flight whose responses could still land
+                    // in the region the next borrower gets: reconnected (which drops them) before it
+                    // is lent again.
                     returnedBroken.incrementAndGet();
                     if (closed) {
                         p.client.close();
@@ -406,9 +427,10 @@ public final class OflClientPool implements AutoCloseable {
     /**
      * What the pool has done.
      *
-     * @param borrows leases handed out
+     * @param borrows leases handed out (failed borrows are not counted)
      * @param connectsOnBorrow borrows that found no idle client and connected on the caller's thread
-     * @param returnedBroken leases given back with a broken client (a fatal timeout, a lost peer)
+     * @param returnedBroken leases given back with a broken client (a fatal timeout, a lost peer) or
+     *     with requests still outstanding
      * @param reconnects broken clients reconnected in the background
      * @param reconnectFailures background connects and reconnects that failed (each retried after a back-off)
      * @param standbyConnects clients connected in the background to keep the standby

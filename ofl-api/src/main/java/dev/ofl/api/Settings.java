@@ -189,6 +189,10 @@ final class Settings {
         if (v.startsWith("[") && v.endsWith("]")) {
             v = v.substring(1, v.length() - 1);
         }
+        if (v.isBlank()) {
+            // InetAddress.getByName("") is the loopback address: an empty host must not become one.
+            throw bad(name, value, "an IP address or a host name; the host is empty", null);
+        }
         try {
             return InetAddress.getByName(v);
         } catch (UnknownHostException e) {

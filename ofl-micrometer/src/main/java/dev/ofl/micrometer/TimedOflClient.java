@@ -195,6 +195,11 @@ public final class TimedOflClient implements OflClient {
     }
 
     @Override
+    public int outstanding() {
+        return client.outstanding();
+    }
+
+    @Override
     public Limits limits() {
         return client.limits();
     }

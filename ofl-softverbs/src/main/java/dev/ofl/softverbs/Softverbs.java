@@ -33,6 +33,8 @@ import java.util.Locale;
 public final class Softverbs {
     /** The system property the ofl RDMA backend reads for the libibverbs to load. */
     public static final String LIBRARY_PROPERTY = "ofl.verbs.library";
+    /** The environment variable the RDMA backend reads when the property is not set. */
+    public static final String LIBRARY_ENVIRONMENT = "OFL_VERBS_LIBRARY";
 
     private static Path extracted;
 
@@ -101,8 +103,9 @@ public final class Softverbs {
      * (the backend loads libibverbs once). Calling it again is harmless.
      *
      * @return the library's path
-     * @throws IllegalStateException if {@value #LIBRARY_PROPERTY} already names another library:
-     *     softverbs never silently replaces a library chosen elsewhere
+     * @throws IllegalStateException if {@value #LIBRARY_PROPERTY} already names another library, or
+     *     it is unset and {@value #LIBRARY_ENVIRONMENT} names one: softverbs never silently replaces a
+     *     library chosen elsewhere
      * @throws UnsupportedOperationException as {@link #library()}
      * @throws UncheckedIOException as {@link #library()}
      */
@@ -112,6 +115,11 @@ public final class Softverbs {
         if (chosen != null && !chosen.isBlank() && !Path.of(chosen).equals(library)) {
             throw new IllegalStateException(LIBRARY_PROPERTY + " already names " + chosen + "; softverbs does not "
                     + "replace it (clear the property to use softverbs, or leave softverbs out)");
+        }
+        String environment = System.getenv(LIBRARY_ENVIRONMENT);
+        if ((chosen == null || chosen.isBlank()) && environment != null && !environment.isBlank()) {
+            throw new IllegalStateException(LIBRARY_ENVIRONMENT + " names " + environment + "; softverbs does not "
+                    + "replace it (unset it to use softverbs, or leave softverbs out)");
         }
         System.setProperty(LIBRARY_PROPERTY, library.toString());
         return library;

@@ -125,6 +125,29 @@ class OflClientPoolTest {
         assertEquals(0, stats.lent());
     }
 
+    /** A client given back with a request in flight is reconnected (dropping it) before it is lent again. */
+    @Test
+    void aClientGivenBackWithARequestInFlightIsReconnectedFirst() throws Exception {
+        InetSocketAddress server = serve();
+        pool = poolBuilder().standbyPerServer(0).build();
+        OflClient client;
+        try (OflClientPool.Lease lease = pool.borrow(server, WAIT)) {
+            client = lease.client();
+            faults.delayResponses(Duration.ofMillis(200));
+            client.requestPayload().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 77);
+            client.submit(OP_ECHO, 0, 8, ResponseRanges.of(lease.region()));
+            assertEquals(1, client.outstanding());
+        }
+        faults.delayResponses(Duration.ZERO);
+        assertEquals(1, pool.statistics().returnedBroken(), "counted as given back broken");
+        await(() -> pool.statistics().reconnects() == 1, "the reconnect that drops the request");
+        try (OflClientPool.Lease lease = pool.borrow(server, WAIT)) {
+            assertSame(client, lease.client());
+            assertEquals(0, lease.client().outstanding());
+            assertEquals(OflStatus.OK, echo(lease, 78, WAIT));
+        }
+    }
+
     @Test
     void aClosedLeaseCannotBeUsed() {
         InetSocketAddress server = serve();

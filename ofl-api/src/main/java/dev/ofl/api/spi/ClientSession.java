@@ -609,6 +609,18 @@ public final class ClientSession implements OflClient {
     }
 
     @Override
+    public int outstanding() {
+        int count = 0;
+        int slot = oldestSlot;
+        for (long ticket = oldestTicket; ticket < nextTicket; ticket++, slot = after(slot)) {
+            if (!awaited[slot]) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    @Override
     public boolean isBroken() {
         return brokenReason != null || transport.lossReason() != null;
     }

@@ -111,7 +111,10 @@ public interface ClientTransport extends RequestEncoder.RangeAddressing {
      * at once when something is already waiting. Waking early is allowed. A transport that must
      * arm its event source first polls once more after arming (what arrived in between raises no
      * event) and then returns without sleeping if that found work. A transport may process what
-     * woke it and report it as work; the session polls only when this returns zero.
+     * woke it and report it as work; the session polls only when this returns zero. It is called
+     * in {@link dev.ofl.api.WaitMode#BUSY_POLL} too, by a client on a virtual thread after its short
+     * spin, so a transport needs an event source (or a timed wait) in both wait modes, and must
+     * not spin here: a virtual thread that spins holds its carrier.
      *
      * @param sink where arriving responses go
      * @param deadlineNs the await's deadline, on the client's clock
