@@ -30,9 +30,10 @@ import org.slf4j.LoggerFactory;
  * while it is still queued completes {@code TIMED_OUT} without being sent.
  *
  * <p><b>Waiting.</b> With {@link WaitMode#BUSY_POLL} the client thread polls while requests are in
- * flight (a core, for the lowest latency). With {@link WaitMode#BLOCKING} it waits for the oldest
- * response whenever nothing is queued, so a request queued meanwhile leaves when that response
- * arrives. With nothing in flight it sleeps until a call comes.
+ * flight (a core, for the lowest latency), and spins 50 µs for the next call before it parks. With
+ * {@link WaitMode#BLOCKING} it waits for the oldest response whenever nothing is queued, so a
+ * request queued meanwhile leaves when that response arrives. With nothing in flight it sleeps
+ * until a call comes.
  *
  * <p><b>Memory.</b> Ranges must lie in regions of this client ({@link #allocateRegion}), and the
  * caller must leave a request's ranges alone until its future completes. The payload is copied
@@ -44,6 +45,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class OflAsyncClient implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(OflAsyncClient.class);
+    /** How long an idle client thread in busy-poll mode spins for the next call before it parks. */
+    private static final long IDLE_SPIN_NS = 50_000L;
 
     private final OflClient client;
     private final ArrayBlockingQueue<Request> queue;
@@ -63,14 +66,15 @@ public final class OflAsyncClient implements AutoCloseable {
     private long waitNs;
 
     private OflAsyncClient(Builder b) {
-        this.client = Ofl.connect(b.config);
+        this.client = b.client != null ? b.client : Ofl.connect(b.config);
         this.limits = client.limits();
         this.clock = client.clock();
         this.queue = new ArrayBlockingQueue<>(b.queueCapacity);
-        this.waitMode = b.config.waitMode();
+        this.waitMode = b.waitMode;
         this.backoff = b.backoff;
         this.maxBackoff = b.maxBackoff;
-        this.thread = Thread.ofPlatform().daemon().name("ofl-async-" + b.config.server()).unstarted(this::drive);
+        String name = b.config != null ? "ofl-async-" + b.config.server() : "ofl-async";
+        this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this::drive);
         thread.start();
     }
 
@@ -81,7 +85,19 @@ public final class OflAsyncClient implements AutoCloseable {
      * @return a builder with the defaults
      */
     public static Builder builder(ClientConfig config) {
-        return new Builder(Objects.requireNonNull(config, "config"));
+        Objects.requireNonNull(config, "config");
+        return new Builder(config, null, config.waitMode());
+    }
+
+    /**
+     * Starts a builder over a connected client, for example a {@code TimedOflClient} that times
+     * each call. The asynchronous client owns it from then on: it alone uses it, and closes it.
+     *
+     * @param client a connected client that no other thread uses
+     * @return a builder with the defaults; the wait mode is {@link WaitMode#BUSY_POLL} unless set
+     */
+    public static Builder builder(OflClient client) {
+        return new Builder(null, Objects.requireNonNull(client, "client"), WaitMode.BUSY_POLL);
     }
 
     /**
@@ -206,9 +222,7 @@ public final class OflAsyncClient implements AutoCloseable {
                     continue;
                 }
                 if (inFlight.isEmpty()) {
-                    if (!closing && queue.isEmpty() && control.isEmpty()) {
-                        LockSupport.parkNanos(1_000_000L);
-                    }
+                    idle();
                     continue;
                 }
                 takeOldest();
@@ -223,6 +237,23 @@ public final class OflAsyncClient implements AutoCloseable {
             failQueued();
             runControl();
             client.close();
+        }
+    }
+
+    /**
+     * Nothing in flight: in busy-poll mode a short spin first (a caller that waits for each reply
+     * sends its next call within microseconds, and a wake-up costs more), then a park that a call
+     * ends.
+     */
+    private void idle() {
+        if (waitMode == WaitMode.BUSY_POLL) {
+            long until = System.nanoTime() + IDLE_SPIN_NS;
+            while (queue.isEmpty() && control.isEmpty() && !closing && System.nanoTime() - until < 0) {
+                Thread.onSpinWait();
+            }
+        }
+        if (!closing && queue.isEmpty() && control.isEmpty()) {
+            LockSupport.parkNanos(1_000_000L);
         }
     }
 
@@ -382,12 +413,28 @@ public final class OflAsyncClient implements AutoCloseable {
     /** Builds an {@link OflAsyncClient}. Not thread-safe. */
     public static final class Builder {
         private final ClientConfig config;
+        private final OflClient client;
+        private WaitMode waitMode;
         private int queueCapacity = 1024;
         private Duration backoff = Duration.ofMillis(10);
         private Duration maxBackoff = Duration.ofSeconds(1);
 
-        private Builder(ClientConfig config) {
+        private Builder(ClientConfig config, OflClient client, WaitMode waitMode) {
             this.config = config;
+            this.client = client;
+            this.waitMode = waitMode;
+        }
+
+        /**
+         * How the client thread waits while requests are in flight: {@code BUSY_POLL} polls (a
+         * core); {@code BLOCKING} waits for the oldest response whenever nothing is queued.
+         *
+         * @param waitMode the mode; by default the configuration's
+         * @return this builder
+         */
+        public Builder waitMode(WaitMode waitMode) {
+            this.waitMode = Objects.requireNonNull(waitMode, "waitMode");
+            return this;
         }
 
         /**
@@ -416,7 +463,7 @@ public final class OflAsyncClient implements AutoCloseable {
         }
 
         /**
-         * Connects and starts the client thread.
+         * Connects (unless built over a connected client) and starts the client thread.
          *
          * @return the client
          * @throws OflException if the connection cannot be made (as {@link Ofl#connect})
