@@ -31,9 +31,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Waiting.</b> With {@link WaitMode#BUSY_POLL} the client thread polls while requests are in
  * flight (a core, for the lowest latency), and spins 50 µs for the next call before it parks. With
- * {@link WaitMode#BLOCKING} it waits for the oldest response whenever nothing is queued, so a
- * request queued meanwhile leaves when that response arrives. With nothing in flight it sleeps
- * until a call comes.
+ * {@link WaitMode#BLOCKING} it waits for the oldest response whenever nothing is queued (or every
+ * in-flight place is taken): a call, {@link #allocateRegion} or {@link #close()} made meanwhile is
+ * taken when that response arrives or its deadline passes, at worst after the oldest request's
+ * whole timeout. With nothing in flight it sleeps until a call comes.
+ *
+ * <p><b>Callbacks.</b> The futures are completed on the client thread, so a callback attached with
+ * {@code thenAccept} and the like runs there: keep it short, never block in it (no {@code join} or
+ * {@code get} of another of this client's futures), and use the {@code *Async} forms for real work.
  *
  * <p><b>Memory.</b> Ranges must lie in regions of this client ({@link #allocateRegion}), and the
  * caller must leave a request's ranges alone until its future completes. The payload is copied
@@ -41,12 +46,15 @@ import org.slf4j.LoggerFactory;
  * allocates per call (the future, the reply, a payload copy): use {@link OflClient} itself where a
  * call must allocate nothing.
  *
- * <p>Thread-safe. The client thread is a daemon platform thread named {@code ofl-async-<server>}.
+ * <p>Thread-safe. The client thread is a daemon platform thread named {@code ofl-async-<server>}
+ * ({@code ofl-async} when built over a connected client).
  */
 public final class OflAsyncClient implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(OflAsyncClient.class);
     /** How long an idle client thread in busy-poll mode spins for the next call before it parks. */
     private static final long IDLE_SPIN_NS = 50_000L;
+    /** Blocking mode, when it cannot wait in the transport: the pause between looks. */
+    private static final long BLOCKING_LOOK_NS = 20_000L;
 
     private final OflClient client;
     private final ArrayBlockingQueue<Request> queue;
@@ -97,7 +105,11 @@ public final class OflAsyncClient implements AutoCloseable {
      * @return a builder with the defaults; the wait mode is {@link WaitMode#BUSY_POLL} unless set
      */
     public static Builder builder(OflClient client) {
-        return new Builder(null, Objects.requireNonNull(client, "client"), WaitMode.BUSY_POLL);
+        if (Objects.requireNonNull(client, "client").outstanding() > 0) {
+            throw new IllegalArgumentException("the client has " + client.outstanding() + " tickets outstanding; "
+                    + "await them (or reconnect) before handing it to an asynchronous client");
+        }
+        return new Builder(null, client, WaitMode.BUSY_POLL);
     }
 
     /**
@@ -195,8 +207,21 @@ public final class OflAsyncClient implements AutoCloseable {
         if (closing) {
             throw new OflException("the asynchronous client is closed");
         }
+        if (Thread.currentThread() == thread) {
+            // From a callback, which runs on the client thread: waiting for it would wait for ever.
+            try {
+                return task.call();
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new OflException("the client thread failed: " + e, e);
+            }
+        }
         FutureTask<T> future = new FutureTask<>(task);
         control.add(future);
+        if (closing && control.remove(future)) {
+            throw new OflException("the asynchronous client is closed");
+        }
         LockSupport.unpark(thread);
         try {
             return future.get();
@@ -215,6 +240,11 @@ public final class OflAsyncClient implements AutoCloseable {
     private void drive() {
         try {
             while (!closing || !inFlight.isEmpty()) {
+                if (Thread.interrupted()) {
+                    // Nothing here is interrupted on purpose; a set flag would break every wait.
+                    LOG.warn("ofl asynchronous client: its thread was interrupted; the interrupt is ignored "
+                            + "(close() stops the client)");
+                }
                 runControl();
                 if (closing) {
                     failQueued();
@@ -288,15 +318,24 @@ public final class OflAsyncClient implements AutoCloseable {
                 r.future.complete(new Reply(OflStatus.TIMED_OUT, 0, 0));
                 continue;
             }
-            MemorySegment.copy(MemorySegment.ofArray(r.payload), 0, client.requestPayload(), 0, r.payload.length);
             try {
+                MemorySegment.copy(MemorySegment.ofArray(r.payload), 0, client.requestPayload(), 0, r.payload.length);
                 r.ticket = client.submit(r.op, r.generation, r.payload.length, r.ranges);
             } catch (OflConnectionException e) {
                 dropped.incrementAndGet();
                 r.future.completeExceptionally(e);
                 continue;
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
                 r.future.completeExceptionally(e);
+                if (e instanceof Error error) {
+                    throw error;
+                }
+                continue;
+            }
+            if (r.ticket < 0) {
+                // Cannot happen while this thread alone uses the client and counts what is in flight.
+                r.future.completeExceptionally(new IllegalStateException("the client refused the request: "
+                        + OflStatus.name((int) r.ticket)));
                 continue;
             }
             inFlight.add(r);
@@ -304,31 +343,55 @@ public final class OflAsyncClient implements AutoCloseable {
         return true;
     }
 
-    /** Looks at (or, blocking with nothing queued, waits for) the oldest request in flight. */
+    /**
+     * Looks at (or, in blocking mode when there is nothing else to do, waits for) the oldest
+     * request in flight; first, times out any request in flight whose deadline has passed, even
+     * one behind the oldest, so that every request's timeout holds at its own deadline.
+     */
     private void takeOldest() {
-        Request head = inFlight.peek();
+        long now = clock.nanoTime();
+        Request earliest = inFlight.peek();
+        for (Request r : inFlight) {
+            if (r.deadlineNs - earliest.deadlineNs < 0) {
+                earliest = r;
+            }
+        }
+        boolean expired = now - earliest.deadlineNs >= 0;
+        Request head = expired ? earliest : inFlight.peek();
+        boolean blocking = waitMode == WaitMode.BLOCKING;
         int status;
         try {
-            boolean wait = waitMode == WaitMode.BLOCKING && queue.isEmpty() && control.isEmpty();
-            status = wait ? client.await(head.ticket, head.deadlineNs, completion)
-                    : client.poll(head.ticket, head.deadlineNs, completion);
+            // Waiting in the transport is bounded by the head's deadline: only when no request
+            // behind it must time out sooner.
+            boolean wait = !expired && blocking && earliest == head && control.isEmpty()
+                    && (queue.isEmpty() || inFlight.size() >= limits.maxInFlight());
+            // A deadline long past (the thread was held up) is passed as just past: await refuses
+            // one more than a minute behind the clock as a likely misuse.
+            long deadline = Math.max(head.deadlineNs, now - 1);
+            status = wait ? client.await(head.ticket, deadline, completion)
+                    : client.poll(head.ticket, deadline, completion);
         } catch (OflConnectionException e) {
-            inFlight.poll();
+            inFlight.remove(head);
             dropped.incrementAndGet();
             head.future.completeExceptionally(e);
             dropTheRest("the connection failed under ticket " + head.ticket + ": " + e.getMessage());
             return;
         } catch (RuntimeException e) {
-            inFlight.poll();
+            inFlight.remove(head);
             head.future.completeExceptionally(e);
             dropTheRest("ticket " + head.ticket + " failed: " + e);
             return;
         }
         if (status == OflStatus.PENDING) {
-            Thread.onSpinWait();
+            if (blocking && queue.isEmpty() && control.isEmpty()) {
+                // A request behind the oldest times out sooner: look again shortly, without a core.
+                LockSupport.parkNanos(BLOCKING_LOOK_NS);
+            } else {
+                Thread.onSpinWait();
+            }
             return;
         }
-        inFlight.poll();
+        inFlight.remove(head);
         head.future.complete(new Reply(status, completion.handlerStatus(), completion.responseLength()));
         if (status == OflStatus.TIMED_OUT) {
             dropTheRest("ticket " + head.ticket + " timed out and broke the connection");
@@ -339,7 +402,8 @@ public final class OflAsyncClient implements AutoCloseable {
     private void dropTheRest(String why) {
         for (Request r; (r = inFlight.poll()) != null;) {
             try {
-                int status = client.await(r.ticket, r.deadlineNs, completion);
+                // The connection is broken: this returns at once, with an outcome that had arrived.
+                int status = client.await(r.ticket, Math.max(r.deadlineNs, clock.nanoTime() - 1), completion);
                 r.future.complete(new Reply(status, completion.handlerStatus(), completion.responseLength()));
             } catch (RuntimeException e) {
                 dropped.incrementAndGet();

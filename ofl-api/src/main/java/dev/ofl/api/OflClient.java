@@ -243,7 +243,8 @@ public interface OflClient extends AutoCloseable {
      * Their responses may still land in their ranges until they are awaited, the connection is
      * broken, or {@link #reconnect()} drops them.
      *
-     * @return 0 when no response can land any more
+     * @return how many; after a timeout or a lost peer they are counted until awaited or dropped by
+     *     a reconnect, although the broken connection lets none of them land
      */
     int outstanding();
 

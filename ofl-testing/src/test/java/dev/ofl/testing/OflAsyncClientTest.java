@@ -86,11 +86,11 @@ class OflAsyncClientTest {
         try (OflClient client = Ofl.connect(config(WaitMode.BUSY_POLL)); Arena arena = Arena.ofShared()) {
             Region region = client.registerRegion(arena.allocate(8));
             Completion completion = new Completion();
-            faults.delayResponses(Duration.ofMillis(50));
+            faults.delayResponses(Duration.ofMillis(300));
             client.requestPayload().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 41);
             long ticket = client.submit(OP_ECHO, 0, 8, ResponseRanges.of(region));
             long deadline = client.deadlineAfter(WAIT);
-            assertEquals(OflStatus.PENDING, client.poll(ticket, deadline, completion), "50 ms before the response");
+            assertEquals(OflStatus.PENDING, client.poll(ticket, deadline, completion), "300 ms before the response");
             int status;
             while ((status = client.poll(ticket, deadline, completion)) == OflStatus.PENDING) {
                 Thread.onSpinWait();
@@ -99,7 +99,12 @@ class OflAsyncClientTest {
             assertEquals(41, region.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
             assertEquals(ticket, completion.ticket());
 
-            faults.delayResponses(Duration.ZERO).dropResponses(1);
+            long awaited = client.submit(OP_ECHO, 0, 8, ResponseRanges.of(region));
+            assertEquals(OflStatus.PENDING, client.poll(awaited, client.deadlineAfter(WAIT), completion));
+            assertEquals(OflStatus.OK, client.await(awaited, client.deadlineAfter(WAIT), completion),
+                    "a ticket polled PENDING can then be awaited");
+
+            faults.delayResponses(Duration.ofSeconds(2));
             long lost = client.submit(OP_ECHO, 0, 8, ResponseRanges.of(region));
             assertEquals(OflStatus.PENDING, client.poll(lost, client.deadlineAfter(WAIT), completion));
             assertEquals(OflStatus.TIMED_OUT, client.poll(lost, client.clock().nanoTime() - 1, completion),
@@ -156,17 +161,16 @@ class OflAsyncClientTest {
         try (OflAsyncClient async = OflAsyncClient.builder(config(WaitMode.BUSY_POLL))
                 .backoff(Duration.ofMillis(1), Duration.ofMillis(10)).connect()) {
             Region region = async.allocateRegion(64);
-            faults.delayResponses(Duration.ofMillis(30)).dropResponses(1);
+            // Every response 2 s late: the first request times out at 300 ms with the other three
+            // still in flight (sent long before), whatever the machine's load.
+            faults.delayResponses(Duration.ofSeconds(2));
             List<CompletableFuture<OflAsyncClient.Reply>> replies = new ArrayList<>();
             replies.add(async.call(OP_ECHO, 0, payload(1), new ResponseRanges().add(region, 0, 8),
-                    Duration.ofMillis(10)));
+                    Duration.ofMillis(300)));
             for (int i = 1; i < 4; i++) {
                 replies.add(async.call(OP_ECHO, 0, payload(i + 1), new ResponseRanges().add(region, 8L * i, 8), WAIT));
             }
             assertEquals(OflStatus.TIMED_OUT, replies.getFirst().get(WAIT.toSeconds(), TimeUnit.SECONDS).status());
-            // The client may time out before the server even took the request: the drop would then
-            // fall on a later response.
-            faults.dropResponses(0);
             int dropped = 0;
             for (CompletableFuture<OflAsyncClient.Reply> reply : replies.subList(1, 4)) {
                 try {
@@ -189,6 +193,28 @@ class OflAsyncClientTest {
         }
     }
 
+    /**
+     * A short timeout behind a long one holds at its own deadline: it times out (breaking the
+     * connection) and the long one, not yet answered, is dropped; without the check the short one
+     * would wait behind the long one and complete late, answered.
+     */
+    @ParameterizedTest
+    @EnumSource(WaitMode.class)
+    void aShortTimeoutBehindALongOneHoldsAtItsOwnDeadline(WaitMode mode) throws Exception {
+        try (OflAsyncClient async = OflAsyncClient.builder(config(mode)).connect()) {
+            Region region = async.allocateRegion(16);
+            faults.delayResponses(Duration.ofSeconds(2));
+            CompletableFuture<OflAsyncClient.Reply> slow = async.call(OP_ECHO, 0, payload(1),
+                    new ResponseRanges().add(region, 0, 8), WAIT);
+            CompletableFuture<OflAsyncClient.Reply> quick = async.call(OP_ECHO, 0, payload(2),
+                    new ResponseRanges().add(region, 8, 8), Duration.ofMillis(200));
+            assertEquals(OflStatus.TIMED_OUT, quick.get(WAIT.toSeconds(), TimeUnit.SECONDS).status());
+            ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                    () -> slow.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+            assertTrue(e.getCause().getMessage().contains("not sent again"), e.getCause().getMessage());
+        }
+    }
+
     @Test
     void reconnectsAreRetriedWithBackOffAndQueuedRequestsWait() throws Exception {
         try (OflAsyncClient async = OflAsyncClient.builder(config(WaitMode.BLOCKING))
@@ -199,8 +225,11 @@ class OflAsyncClientTest {
                     Duration.ofMillis(10)).get(WAIT.toSeconds(), TimeUnit.SECONDS).status());
             faults.dropResponses(0);
             faults.failServerSetups(3);
+            long start = System.nanoTime();
             OflAsyncClient.Reply reply = async.call(OP_ECHO, 0, payload(7), ResponseRanges.of(region), WAIT)
                     .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(1 + 2 + 4),
+                    "three refused attempts waited 1, 2 and 4 ms before the next");
             assertEquals(OflStatus.OK, reply.status());
             assertEquals(7, region.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
             assertEquals(1, async.statistics().reconnects(), "three refusals, then one reconnect");
@@ -225,8 +254,50 @@ class OflAsyncClientTest {
     }
 
     @Test
+    void closeLetsWhatIsInFlightFinishAndFailsWhatIsQueued() throws Exception {
+        ClientConfig twoInFlight = ClientConfig.builder().backend(FakeBackend.NAME).server(server.localAddress())
+                .serviceName(service).limits(new dev.ofl.api.Limits(256, 4096, 1, 2)).build();
+        OflAsyncClient async = OflAsyncClient.builder(twoInFlight).connect();
+        Region region = async.allocateRegion(64);
+        faults.delayResponses(Duration.ofMillis(300));
+        List<CompletableFuture<Long>> echoed = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            long offset = 8L * i;
+            // Read on the client thread as the reply completes: the region is freed with the client.
+            echoed.add(async.call(OP_ECHO, 0, payload(i), new ResponseRanges().add(region, offset, 8), WAIT)
+                    .thenApply(reply -> reply.status() == OflStatus.OK
+                            ? region.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, offset) : -1L));
+        }
+        long sentBy = System.nanoTime() + WAIT.toNanos();
+        while (async.statistics().calls() < 2 && System.nanoTime() - sentBy < 0) {
+            Thread.sleep(1);
+        }
+        assertEquals(2, async.statistics().calls(), "two sent, three queued behind them");
+        async.close();
+        for (int i = 0; i < 5; i++) {
+            try {
+                assertEquals(i, echoed.get(i).get(WAIT.toSeconds(), TimeUnit.SECONDS));
+                assertTrue(i < 2, "only the two in flight finish: " + i);
+            } catch (ExecutionException e) {
+                assertTrue(i >= 2, "the two in flight finish: " + i + " failed with " + e.getCause());
+                assertInstanceOf(RejectedExecutionException.class, e.getCause());
+            }
+        }
+    }
+
+    @Test
+    void aRegionCanBeAllocatedFromACallbackOnTheClientThread() throws Exception {
+        try (OflAsyncClient async = OflAsyncClient.builder(config(WaitMode.BUSY_POLL)).connect()) {
+            Region region = async.allocateRegion(8);
+            Region fromCallback = async.call(OP_ECHO, 0, payload(5), ResponseRanges.of(region), WAIT)
+                    .thenApply(reply -> async.allocateRegion(16)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertEquals(16, fromCallback.segment().byteSize());
+        }
+    }
+
+    @Test
     void closeFailsWhatWasNotSentAndRefusesNewCalls() throws Exception {
-        OflAsyncClient async = OflAsyncClient.builder(config(WaitMode.BUSY_POLL)).queueCapacity(2).connect();
+        OflAsyncClient async = OflAsyncClient.builder(config(WaitMode.BUSY_POLL)).connect();
         Region region = async.allocateRegion(8);
         async.close();
         CompletableFuture<OflAsyncClient.Reply> late = async.call(OP_ECHO, 0, payload(1), ResponseRanges.of(region),

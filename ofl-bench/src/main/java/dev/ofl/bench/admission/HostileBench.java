@@ -205,7 +205,10 @@ public final class HostileBench {
                 command.add("-Dofl.verbs.library=" + library);
             }
             command.addAll(List.of(HostileBench.class.getName(), "server", backend, keysOn ? "on" : "off"));
-            Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            // The server's own log, kept: a server that ends says why there (target/hostile-server.log).
+            java.io.File log = Path.of("target", "hostile-server.log").toFile();
+            log.getParentFile().mkdirs();
+            Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.to(log)).start();
             BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
                     StandardCharsets.UTF_8));
             String first = out.readLine();
@@ -221,11 +224,22 @@ public final class HostileBench {
             return address;
         }
 
+        private String exitOrRunning() {
+            try {
+                return process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS) ? String.valueOf(process.exitValue())
+                        : "still running";
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return "unknown";
+            }
+        }
+
         Stats stats() throws IOException {
             in.println("stats");
             String line = out.readLine();
             if (line == null) {
-                throw new IllegalStateException("the server process ended");
+                throw new IllegalStateException("the server process ended (exit " + exitOrRunning() + "); its log: "
+                        + "target/hostile-server.log");
             }
             return Stats.parse(line);
         }
