@@ -31,10 +31,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Waiting.</b> With {@link WaitMode#BUSY_POLL} the client thread polls while requests are in
  * flight (a core, for the lowest latency), and spins 50 µs for the next call before it parks. With
- * {@link WaitMode#BLOCKING} it waits for the oldest response whenever nothing is queued (or every
- * in-flight place is taken): a call, {@link #allocateRegion} or {@link #close()} made meanwhile is
- * taken when that response arrives or its deadline passes, at worst after the oldest request's
- * whole timeout. With nothing in flight it sleeps until a call comes.
+ * {@link WaitMode#BLOCKING} it parks between looks while requests are in flight (about every 20 to
+ * 60 µs, as the operating system's timers allow: no core, a little more latency), so new calls
+ * and every request's deadline are still taken within a look. With nothing in flight it sleeps
+ * until a call comes.
  *
  * <p><b>Callbacks.</b> The futures are completed on the client thread, so a callback attached with
  * {@code thenAccept} and the like runs there: keep it short, never block in it (no {@code join} or
@@ -53,7 +53,7 @@ public final class OflAsyncClient implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(OflAsyncClient.class);
     /** How long an idle client thread in busy-poll mode spins for the next call before it parks. */
     private static final long IDLE_SPIN_NS = 50_000L;
-    /** Blocking mode, when it cannot wait in the transport: the pause between looks. */
+    /** Blocking mode: the pause between looks at the requests in flight. */
     private static final long BLOCKING_LOOK_NS = 20_000L;
 
     private final OflClient client;
@@ -358,18 +358,12 @@ public final class OflAsyncClient implements AutoCloseable {
         }
         boolean expired = now - earliest.deadlineNs >= 0;
         Request head = expired ? earliest : inFlight.peek();
-        boolean blocking = waitMode == WaitMode.BLOCKING;
         int status;
         try {
-            // Waiting in the transport is bounded by the head's deadline: only when no request
-            // behind it must time out sooner.
-            boolean wait = !expired && blocking && earliest == head && control.isEmpty()
-                    && (queue.isEmpty() || inFlight.size() >= limits.maxInFlight());
-            // A deadline long past (the thread was held up) is passed as just past: await refuses
-            // one more than a minute behind the clock as a likely misuse.
-            long deadline = Math.max(head.deadlineNs, now - 1);
-            status = wait ? client.await(head.ticket, deadline, completion)
-                    : client.poll(head.ticket, deadline, completion);
+            // Never a wait in the transport: it would hold every new call, and every other
+            // request's deadline, behind this one's. A deadline long past (the thread was held up)
+            // is passed as just past: the client refuses one more than a minute behind its clock.
+            status = client.poll(head.ticket, Math.max(head.deadlineNs, now - 1), completion);
         } catch (OflConnectionException e) {
             inFlight.remove(head);
             dropped.incrementAndGet();
@@ -383,8 +377,9 @@ public final class OflAsyncClient implements AutoCloseable {
             return;
         }
         if (status == OflStatus.PENDING) {
-            if (blocking && queue.isEmpty() && control.isEmpty()) {
-                // A request behind the oldest times out sooner: look again shortly, without a core.
+            if (waitMode == WaitMode.BLOCKING && (queue.isEmpty() || inFlight.size() >= limits.maxInFlight())
+                    && control.isEmpty()) {
+                // Nothing else to do: look again shortly, without holding a core.
                 LockSupport.parkNanos(BLOCKING_LOOK_NS);
             } else {
                 Thread.onSpinWait();
