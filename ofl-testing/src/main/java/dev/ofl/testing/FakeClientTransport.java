@@ -113,6 +113,9 @@ final class FakeClientTransport implements ClientTransport {
             throw new OflConnectionException("posting a request failed: injected by FakeFaults.failPosts");
         }
         if (!link.sendRequest(message.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE))) {
+            if (link.serverBroken()) {
+                throw serverGone();
+            }
             throw new OflConnectionException("the fake link is broken");
         }
     }
@@ -126,7 +129,7 @@ final class FakeClientTransport implements ClientTransport {
         byte[] completion = link.takeCompletion(System.nanoTime());
         if (completion == null) {
             if (broken) {
-                throw new OflConnectionException("the server broke the connection");
+                throw serverGone();
             }
             return 0;
         }
@@ -136,6 +139,17 @@ final class FakeClientTransport implements ClientTransport {
         MemorySegment.copy(MemorySegment.ofArray(completion), 0, headerCopy, 0, MessageHeader.LENGTH);
         sink.complete(header.wrap(headerCopy, 0));
         return 1;
+    }
+
+    /**
+     * The server ended the link (closed, or broke the connection): a lost peer, as a TCP socket
+     * that ends is, recorded at once rather than when the liveness watcher sees the socket close.
+     */
+    private OflConnectionException serverGone() {
+        if (lossReason == null) {
+            lossReason = "the server broke the connection";
+        }
+        return new OflConnectionException("the server broke the connection");
     }
 
     @Override
