@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ofl.api.ClientConfig;
 import dev.ofl.api.Completion;
+import dev.ofl.api.IdleStrategy;
 import dev.ofl.api.Ofl;
 import dev.ofl.api.OflClient;
 import dev.ofl.api.OflHandler;
@@ -71,18 +72,23 @@ class ClientCallAllocationTest {
     }
 
     /**
-     * Serves {@code handler} over TCP in {@code serverWait} mode to a busy-polling client, warms
+     * Serves {@code handler} over TCP in {@code serverWait} mode to a client in the other mode, warms
      * the call up, and returns how far the allocation counter that {@code counter} picks once the
      * warm-up is over moved over the measured calls.
      */
     private static long allocatedOverWarmCalls(WaitMode serverWait, OflHandler handler,
             Supplier<LongSupplier> counter) {
         try (Arena arena = Arena.ofShared();
+             // Exactly one side busy-polls (yielding when idle): two spinning threads that land on
+             // one core of a loaded machine take a scheduler slice per call (a run under two CPU
+             // hogs took over 120 s instead of 16 s).
              OflServer server = Ofl.serve(ServerConfig.builder().backend("tcp")
                      .bind(new InetSocketAddress("127.0.0.1", 0)).serviceName("allocation").waitMode(serverWait)
-                     .build(), handler);
+                     .idleStrategy(IdleStrategy.YIELD).build(), handler);
              OflClient client = Ofl.connect(ClientConfig.builder().backend("tcp")
-                     .server(server.localAddress()).serviceName("allocation").waitMode(WaitMode.BUSY_POLL).build())) {
+                     .server(server.localAddress()).serviceName("allocation")
+                     .waitMode(serverWait == WaitMode.BUSY_POLL ? WaitMode.BLOCKING : WaitMode.BUSY_POLL)
+                     .idleStrategy(IdleStrategy.YIELD).build())) {
             Region region = client.registerRegion(arena.allocate(4096));
             ResponseRanges ranges = new ResponseRanges().add(region, 0, 64);
             Completion completion = new Completion();
