@@ -579,12 +579,9 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
             for (Map.Entry<String, String> e : new java.util.TreeMap<>(settings).entrySet()) {
                 String name = e.getKey();
                 String value = e.getValue();
-                if (name.startsWith("limits.")) {
-                    limits = Settings.limit(limits, name, value, SETTING_NAMES);
-                    continue;
-                }
-                if (name.startsWith("properties.") && name.length() > "properties.".length()) {
-                    backendProperties.put(name.substring("properties.".length()), Settings.text(name, value));
+                Limits grouped = Settings.group(name, value, limits, backendProperties, SETTING_NAMES);
+                if (grouped != null) {
+                    limits = grouped;
                     continue;
                 }
                 if (name.startsWith(KEY_FILE)) {

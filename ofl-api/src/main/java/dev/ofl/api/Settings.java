@@ -229,6 +229,25 @@ final class Settings {
         }
     }
 
+    /**
+     * The two groups of names both builders read alike: {@code limits.*} (the limits with it
+     * applied are returned) and {@code properties.*} (put into {@code backendProperties}; the
+     * limits are returned unchanged).
+     *
+     * @return the limits to keep, or {@code null} when the name belongs to neither group
+     */
+    static Limits group(String name, String value, Limits limits, Map<String, String> backendProperties,
+            Set<String> known) {
+        if (name.startsWith("limits.")) {
+            return limit(limits, name, value, known);
+        }
+        if (name.startsWith("properties.") && name.length() > "properties.".length()) {
+            backendProperties.put(name.substring("properties.".length()), text(name, value));
+            return limits;
+        }
+        return null;
+    }
+
     /** Applies one {@code limits.} setting to {@code limits}, or refuses an unknown name. */
     static Limits limit(Limits limits, String name, String value, Set<String> known) {
         String field = name.substring("limits.".length());
