@@ -91,7 +91,18 @@ public final class EngramClient {
         long lookupBytes = (long) rowsPerLookup * EngramTable.ROW_BYTES;
         for (int b = 0; b < batches; b++) {
             InetSocketAddress server = servers.get(random.nextInt(servers.size()));
-            try (OflClientPool.Lease lease = pool.borrow(server, Duration.ofSeconds(5))) {
+            OflClientPool.Lease borrowed;
+            try {
+                borrowed = pool.borrow(server, Duration.ofSeconds(5));
+            } catch (OflException e) {
+                // No connection to be had (refused, unreachable, every place lent for 5 s): the whole
+                // batch is answered from the local copy, which the caller then reads directly.
+                transportErrors.increment();
+                lookups.add(inFlight);
+                fallbacks.add(inFlight);
+                continue;
+            }
+            try (OflClientPool.Lease lease = borrowed) {
                 OflClient client = lease.client();
                 MemorySegment region = lease.region().segment();
                 int submitted = 0;
