@@ -15,17 +15,19 @@ public final class Completion {
     private int status = -1;
     private int handlerStatus;
     private long responseLength;
+    private String failureReason;
 
     /** Creates an empty holder. */
     public Completion() {
     }
 
     // Package-private so that only the engine, through ApiAccess, reports an outcome.
-    void set(long ticket, int status, int handlerStatus, long responseLength) {
+    void set(long ticket, int status, int handlerStatus, long responseLength, String failureReason) {
         this.ticket = ticket;
         this.status = status;
         this.handlerStatus = handlerStatus;
         this.responseLength = responseLength;
+        this.failureReason = failureReason;
     }
 
     /**
@@ -66,9 +68,25 @@ public final class Completion {
         return responseLength;
     }
 
+    /**
+     * Why the server's handler failed, as the server told it: the exception's class name and
+     * message, at most 256 bytes, control characters escaped (docs/PROTOCOL.md 4.6). The server
+     * places it in the request's ranges, the first bytes of which it then overwrote; the text here
+     * is a copy, read once when the outcome was filled.
+     *
+     * @return the reason when {@link #status()} is {@link OflStatus#HANDLER_FAILED} and the server
+     *     sent one; {@code null} otherwise (an older server, one configured not to send reasons
+     *     ({@link ServerConfig.Builder#failureReasons(boolean)}), a request without ranges, or a
+     *     handler that failed after part of the response had been sent)
+     */
+    public String failureReason() {
+        return failureReason;
+    }
+
     @Override
     public String toString() {
         return "Completion[ticket=" + ticket + ", status=" + OflStatus.name(status)
-                + ", handlerStatus=" + handlerStatus + ", responseLength=" + responseLength + "]";
+                + ", handlerStatus=" + handlerStatus + ", responseLength=" + responseLength
+                + (failureReason == null ? "" : ", failureReason=" + failureReason) + "]";
     }
 }

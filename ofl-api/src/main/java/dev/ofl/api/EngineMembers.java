@@ -11,7 +11,8 @@ final class EngineMembers implements ApiAccess.Members {
     }
 
     @Override
-    public void complete(Completion completion, long ticket, int status, int handlerStatus, long responseLength) {
-        completion.set(ticket, status, handlerStatus, responseLength);
+    public void complete(Completion completion, long ticket, int status, int handlerStatus, long responseLength,
+            String failureReason) {
+        completion.set(ticket, status, handlerStatus, responseLength, failureReason);
     }
 }

@@ -315,7 +315,7 @@ public final class OflAsyncClient implements AutoCloseable {
             Request r = queue.poll();
             if (client.clock().nanoTime() - r.deadlineNs >= 0) {
                 // Never sent: nothing of it can land.
-                r.future.complete(new Reply(OflStatus.TIMED_OUT, 0, 0));
+                r.future.complete(new Reply(OflStatus.TIMED_OUT, 0, 0, null));
                 continue;
             }
             try {
@@ -387,7 +387,8 @@ public final class OflAsyncClient implements AutoCloseable {
             return;
         }
         inFlight.remove(head);
-        head.future.complete(new Reply(status, completion.handlerStatus(), completion.responseLength()));
+        head.future.complete(new Reply(status, completion.handlerStatus(), completion.responseLength(),
+                completion.failureReason()));
         if (status == OflStatus.TIMED_OUT) {
             dropTheRest("ticket " + head.ticket + " timed out and broke the connection");
         }
@@ -399,7 +400,8 @@ public final class OflAsyncClient implements AutoCloseable {
             try {
                 // The connection is broken: this returns at once, with an outcome that had arrived.
                 int status = client.await(r.ticket, Math.max(r.deadlineNs, clock.nanoTime() - 1), completion);
-                r.future.complete(new Reply(status, completion.handlerStatus(), completion.responseLength()));
+                r.future.complete(new Reply(status, completion.handlerStatus(), completion.responseLength(),
+                        completion.failureReason()));
             } catch (RuntimeException e) {
                 dropped.incrementAndGet();
                 r.future.completeExceptionally(new OflConnectionException("request " + r.ticket + " was dropped, not "
@@ -431,7 +433,7 @@ public final class OflAsyncClient implements AutoCloseable {
         long now = client.clock().nanoTime();
         queue.removeIf(r -> {
             if (now - r.deadlineNs >= 0) {
-                r.future.complete(new Reply(OflStatus.TIMED_OUT, 0, 0));
+                r.future.complete(new Reply(OflStatus.TIMED_OUT, 0, 0, null));
                 return true;
             }
             return false;
@@ -465,8 +467,10 @@ public final class OflAsyncClient implements AutoCloseable {
      *     {@code BUSY} or {@code TIMED_OUT}
      * @param handlerStatus the handler's code for {@code REFUSED}, else 0
      * @param responseLength the response bytes placed, for {@code OK}
+     * @param failureReason the server's reason for {@code HANDLER_FAILED} when it sent one
+     *     ({@link Completion#failureReason()}), else {@code null}
      */
-    public record Reply(int status, int handlerStatus, long responseLength) {
+    public record Reply(int status, int handlerStatus, long responseLength, String failureReason) {
     }
 
     /** Builds an {@link OflAsyncClient}. Not thread-safe. */

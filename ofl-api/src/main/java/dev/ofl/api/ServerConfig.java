@@ -55,6 +55,9 @@ import java.util.Objects;
  * <tr><td>receiveBudgetBytes</td><td>64 MiB</td><td>the most receive memory (buffers, RDMA receive slots) all
  * connections together commit when accepted, beyond the first MiB of each; a HELLO beyond it is refused
  * with SERVER_BUSY</td></tr>
+ * <tr><td>failureReasons</td><td>{@code true}</td><td>tell a client why its request ended
+ * {@code HANDLER_FAILED}: the exception's class name and message, at most 256 bytes, placed at the
+ * start of the request's ranges (to clients that offer to take it; docs/PROTOCOL.md 4.6)</td></tr>
  * </table>
  *
  * <p>The bootstrap timeout bounds the wait for a client's HELLO (its first byte to its last): a
@@ -95,6 +98,7 @@ import java.util.Objects;
  * @param zeroStaging whether each response's staging is cleared before its handler runs
  * @param receiveBudgetBytes the most receive memory all accepted connections together commit for
  * their requests when accepted, beyond the first MiB of each (docs/PROTOCOL.md 13)
+ * @param failureReasons whether a client that offers to take them is told why a handler failed
  */
 public record ServerConfig(String backend, InetSocketAddress bind, String serviceName, Limits limits,
         int maxConnections, Duration bootstrapTimeout, Duration drainTimeout, WaitMode waitMode,
@@ -102,7 +106,7 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         Duration idleTimeout, int maxConnectionsPerAddress, int maxPendingHandshakes, int maxPendingPerAddress,
         HandlerErrorListener handlerErrorListener, long stagingBudgetBytes, Duration stagingTimeout,
         ConnectionThreads connectionThreads, long stagingShareBytes, Duration sendTimeout, boolean zeroStaging,
-        long receiveBudgetBytes) {
+        long receiveBudgetBytes, boolean failureReasons) {
     /** The staging budget when none is set and the limits ask for no more: 64 MiB. */
     public static final long DEFAULT_STAGING_BUDGET_BYTES = 64L << 20;
     /** The receive budget when none is set: 64 MiB. */
@@ -194,7 +198,7 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
                 "waitMode", "idleStrategy", "connectionThreads", "bootstrapTimeout", "drainTimeout", "idleTimeout",
                 "stagingTimeout", "sendTimeout", "maxConnections", "maxConnectionsPerAddress", "maxPendingHandshakes",
                 "maxPendingPerAddress", "stagingBudgetBytes", "stagingShareBytes", "receiveBudgetBytes",
-                "zeroStaging", KEY_FILE + "<id>");
+                "zeroStaging", "failureReasons", KEY_FILE + "<id>");
 
         private String backend = "tcp";
         private InetSocketAddress bind;
@@ -219,6 +223,7 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         private long stagingShareBytes = -1;
         private Duration sendTimeout = Duration.ofSeconds(5);
         private boolean zeroStaging;
+        private boolean failureReasons = true;
         private long receiveBudgetBytes = DEFAULT_RECEIVE_BUDGET_BYTES;
 
         private Builder() {
@@ -522,6 +527,24 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
         }
 
         /**
+         * Whether a client is told why its request ended {@code HANDLER_FAILED}: the exception's
+         * class name and message, control characters escaped, at most 256 bytes, written at the
+         * start of the request's ranges and shown by {@link Completion#failureReason()}. Only
+         * clients that offer to take it get one (every ofl client does; older peers are
+         * unaffected), and only when the request has ranges and no piece of its response was sent
+         * before the handler threw. Turn it off when exception messages may carry what clients
+         * must not see; the server's log and {@link HandlerErrorListener} see every failure either
+         * way.
+         *
+         * @param failureReasons {@code true} (the default) to send reasons
+         * @return this builder
+         */
+        public Builder failureReasons(boolean failureReasons) {
+            this.failureReasons = failureReasons;
+            return this;
+        }
+
+        /**
          * Caps the receive memory all accepted connections together commit when accepted: receive
          * buffers, and over RDMA the registered receive slots, whose size follows the client's
          * proposed limits (docs/PROTOCOL.md 13). The first MiB of each connection is not counted,
@@ -557,7 +580,7 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
          * maxPendingPerAddress</td><td>a whole number</td></tr>
          * <tr><td>stagingBudgetBytes, stagingShareBytes, receiveBudgetBytes</td><td>bytes: {@code 4096},
          * {@code 256KiB}, {@code 64MiB}</td></tr>
-         * <tr><td>zeroStaging</td><td>{@code true} or {@code false}</td></tr>
+         * <tr><td>zeroStaging, failureReasons</td><td>{@code true} or {@code false}</td></tr>
          * <tr><td>limits.maxRequestBytes, limits.maxResponseBytes</td><td>bytes</td></tr>
          * <tr><td>limits.maxRanges, limits.maxInFlight</td><td>a whole number</td></tr>
          * <tr><td>authentication.keyFile.<i>id</i></td><td>a key file, read with
@@ -616,6 +639,7 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
                     case "stagingShareBytes" -> stagingShareBytes = Settings.bytes(name, value);
                     case "receiveBudgetBytes" -> receiveBudgetBytes = Settings.bytes(name, value);
                     case "zeroStaging" -> zeroStaging = Settings.bool(name, value);
+                    case "failureReasons" -> failureReasons = Settings.bool(name, value);
                     default -> throw Settings.unknown(name, SETTING_NAMES);
                 }
             }
@@ -651,7 +675,8 @@ public record ServerConfig(String backend, InetSocketAddress bind, String servic
             return new ServerConfig(backend, bind, serviceName, limits, maxConnections, bootstrapTimeout,
                     drainTimeout, waitMode, idleStrategy, properties, clock, authentication, idleTimeout,
                     maxConnectionsPerAddress, maxPendingHandshakes, maxPendingPerAddress, handlerErrorListener,
-                    budget, stagingTimeout, connectionThreads, share, sendTimeout, zeroStaging, receiveBudgetBytes);
+                    budget, stagingTimeout, connectionThreads, share, sendTimeout, zeroStaging, receiveBudgetBytes,
+                    failureReasons);
         }
     }
 }

@@ -54,11 +54,18 @@ class ValuesTest {
         Completion completion = new Completion();
         assertEquals(-1, completion.ticket());
         assertEquals(-1, completion.status());
-        completion.set(7, OflStatus.REFUSED, -2, 0);
+        completion.set(7, OflStatus.REFUSED, -2, 0, null);
         assertEquals(7, completion.ticket());
         assertEquals(OflStatus.REFUSED, completion.status());
         assertEquals(-2, completion.handlerStatus());
+        assertNull(completion.failureReason());
         assertTrue(completion.toString().contains("REFUSED"), completion::toString);
+        completion.set(8, OflStatus.HANDLER_FAILED, 0, 0, "java.lang.IllegalStateException: no table");
+        assertEquals("java.lang.IllegalStateException: no table", completion.failureReason());
+        assertTrue(completion.toString().contains("failureReason=java.lang.IllegalStateException: no table"),
+                completion::toString);
+        completion.set(9, OflStatus.OK, 0, 4, null);
+        assertNull(completion.failureReason(), "each fill replaces the reason");
     }
 
     @Test

@@ -25,6 +25,7 @@ import dev.ofl.api.ResponseRanges;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -245,9 +246,36 @@ final class LinkChecks {
         return "REFUSED with handler status 409, no byte written, an echo works afterwards";
     }
 
+    /**
+     * A throwing handler: HANDLER_FAILED, and from a server that sends reasons its reason, placed
+     * at the start of the range and nowhere else; an older server, or one configured not to, writes
+     * nothing.
+     */
     private String handlerFailure() throws CheckFailure {
-        outcomeWithoutData(OP_FAIL, 0, OflStatus.HANDLER_FAILED, "a throwing handler");
-        return "HANDLER_FAILED, no byte written, an echo works afterwards";
+        try (Arena arena = Arena.ofShared(); OflClient client = Ofl.connect(config)) {
+            MemorySegment memory = sentinelFilled(arena, 4096);
+            Region region = client.registerRegion(memory);
+            Completion completion = new Completion();
+            int status = client.call(OP_FAIL, 0, 0, ResponseRanges.of(region), CALL_TIMEOUT_NS, completion);
+            expectStatus(OflStatus.HANDLER_FAILED, status, completion, "a throwing handler");
+            String reason = completion.failureReason();
+            long written = 0;
+            if (reason != null) {
+                expect(reason.startsWith("java.lang.IllegalStateException: handler failure asked for by an ofl check"),
+                        "the server's reason is not the handler's exception: " + reason);
+                byte[] expected = reason.getBytes(StandardCharsets.UTF_8);
+                expect(MemorySegment.mismatch(memory, 0, expected.length, MemorySegment.ofArray(expected), 0,
+                        expected.length) < 0, "the range does not hold the reason the client reported");
+                written = expected.length;
+            }
+            expectSentinel(memory, written, memory.byteSize() - written, "after a throwing handler (it had committed "
+                    + "100 bytes)");
+            expect(!client.isBroken(), "a throwing handler broke the connection");
+            expectEcho(client, region, memory);
+            return reason == null ? "HANDLER_FAILED without a reason (the server sends none), no byte written, an echo "
+                    + "works afterwards" : "HANDLER_FAILED with the reason \"" + reason + "\" (" + written + " B, "
+                    + "nothing else written), an echo works afterwards";
+        }
     }
 
     /**

@@ -6,6 +6,7 @@ import static dev.ofl.conformance.Fixture.deadline;
 import static dev.ofl.conformance.Patterns.randomBytes;
 import static dev.ofl.conformance.ResponseChecks.assertBytes;
 import static dev.ofl.conformance.ResponseChecks.assertEchoWorks;
+import static dev.ofl.conformance.ResponseChecks.assertSentinel;
 import static dev.ofl.conformance.TestHandlers.echo;
 import static dev.ofl.conformance.TestHandlers.outcomes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -22,6 +23,7 @@ import dev.ofl.api.OflStatus;
 import dev.ofl.api.Region;
 import dev.ofl.api.ResponseRanges;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -158,13 +160,83 @@ abstract class RefusalAndFailureBehaviour extends ConformanceBehaviour {
         MemorySegment memory = fixture.allocate(4096);
         ResponseRanges ranges = ResponseRanges.of(client.registerRegion(memory));
         Completion completion = new Completion();
+        Map<Integer, String> reasons = Map.of(
+                TestOp.THROW.code(), "java.lang.IllegalStateException: handler failure injected by the conformance suite",
+                TestOp.THROW_CHECKED.code(), "java.lang.Exception: checked handler failure injected by the conformance suite",
+                TestOp.THROW_CONNECTION.code(), "dev.ofl.api.OflConnectionException: a downstream connection of the "
+                        + "handler broke");
         for (int op : new int[] {TestOp.THROW.code(), TestOp.THROW_CHECKED.code(), TestOp.THROW_CONNECTION.code()}) {
             assertEquals(OflStatus.HANDLER_FAILED, client.call(op, 0, 0, ranges, CALL_TIMEOUT_NS, completion),
                     completion::toString);
             assertEquals(0, completion.responseLength(), "a failure carries no data");
+            assertEquals(reasons.get(op), completion.failureReason(), "the server's reason");
             assertFalse(client.isBroken());
         }
         assertEchoWorks(client, memory, ranges, "after the handler failures");
+    }
+
+    /**
+     * The reason a server gives with HANDLER_FAILED (docs/PROTOCOL.md 4.6): escaped, cut to the
+     * ranges and to 256 bytes, read across range boundaries, written nowhere but the stream's first
+     * bytes; none without ranges, none once part of the response had gone out, none from a server
+     * configured not to send them. The connection stays usable throughout.
+     */
+    @Test
+    void aFailureReasonSaysWhyWithinItsBounds() {
+        OflServer server = fixture.serve(b -> { }, outcomes());
+        OflClient client = fixture.connect(server, b -> b.limits(new Limits(4096, 1 << 20, 4, 4)));
+        MemorySegment memory = fixture.allocate(1 << 20);
+        Region region = client.registerRegion(memory);
+        Completion completion = new Completion();
+
+        // A line feed and a terminal escape: the reason carries them escaped, never raw.
+        assertEquals("java.lang.IllegalArgumentException: row 7 missing\\n\\u001b[2J",
+                failWith(client, "row 7 missing\n\u001b[2J", ResponseRanges.of(region), completion));
+        long reasonBytes = completion.failureReason().getBytes(StandardCharsets.UTF_8).length;
+        assertBytes(completion.failureReason().getBytes(StandardCharsets.UTF_8), memory, 0, "the reason in the range");
+        assertSentinel(memory, reasonBytes, 4096, "after the reason");
+
+        memory.fill(Fixture.SENTINEL);
+        ResponseRanges split = new ResponseRanges().add(region, 1000, 10).add(region, 2000, 4000);
+        String whole = "java.lang.IllegalArgumentException: across two ranges";
+        assertEquals(whole, failWith(client, "across two ranges", split, completion), "read across ranges");
+        assertBytes(whole.substring(0, 10).getBytes(StandardCharsets.UTF_8), memory, 1000, "the first range");
+        assertBytes(whole.substring(10).getBytes(StandardCharsets.UTF_8), memory, 2000, "the second range");
+        assertSentinel(memory, 0, 1000, "before the first range");
+        assertSentinel(memory, 1010, 990, "between the ranges");
+
+        memory.fill(Fixture.SENTINEL);
+        assertEquals("java.lang.Ill", failWith(client, "cut", new ResponseRanges().add(region, 0, 13), completion),
+                "cut to the ranges");
+        assertSentinel(memory, 13, 4096, "past a small range");
+        String cut = failWith(client, "x".repeat(1000), ResponseRanges.of(region), completion);
+        assertEquals(256, cut.length(), "cut to 256 bytes");
+        assertTrue(cut.startsWith("java.lang.IllegalArgumentException: xxx"), cut);
+        assertNull(failWith(client, "no ranges", new ResponseRanges(), completion), "no ranges, no reason");
+
+        assertEquals(OflStatus.HANDLER_FAILED, client.call(TestOp.THROW_AFTER_PIECE.code(), 0, 0,
+                ResponseRanges.of(region), CALL_TIMEOUT_NS, completion), completion::toString);
+        assertNull(completion.failureReason(), "part of the response had gone out: no reason");
+        assertFalse(client.isBroken());
+
+        OflServer quiet = fixture.serve(b -> b.failureReasons(false), outcomes());
+        OflClient told = fixture.connect(quiet, b -> { });
+        MemorySegment untouched = fixture.allocate(4096);
+        assertNull(failWith(told, "not to be told", ResponseRanges.of(told.registerRegion(untouched)), completion),
+                "a server configured not to send reasons");
+        assertSentinel(untouched, 0, 4096, "the ranges of a failure without a reason");
+        assertEchoWorks(client, memory, ResponseRanges.of(region), "after the failures with reasons");
+    }
+
+    /** Calls THROW_MESSAGE with {@code message}; returns the reason the completion holds. */
+    private static String failWith(OflClient client, String message, ResponseRanges ranges, Completion completion) {
+        byte[] payload = message.getBytes(StandardCharsets.UTF_8);
+        MemorySegment.copy(MemorySegment.ofArray(payload), 0, client.requestPayload(), 0, payload.length);
+        assertEquals(OflStatus.HANDLER_FAILED, client.call(TestOp.THROW_MESSAGE.code(), 0, payload.length, ranges,
+                CALL_TIMEOUT_NS, completion), completion::toString);
+        assertEquals(0, completion.responseLength(), "a failure reports no response bytes");
+        assertFalse(client.isBroken(), "a failure leaves the connection usable");
+        return completion.failureReason();
     }
 
     /** A heap (non-native) segment is refused as a region, naming what is needed; the client stays usable. */

@@ -5,6 +5,8 @@ import static dev.ofl.conformance.Fixture.INT_LE;
 import dev.ofl.api.OflConnectionException;
 import dev.ofl.api.OflHandler;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
 
 /** The handlers behaviours share; each behaviour with special needs writes its own. */
 final class TestHandlers {
@@ -38,6 +40,13 @@ final class TestHandlers {
             // A handler that is itself an ofl client may see its own connection break: still a
             // handler failure, not a reason to end this connection.
             case THROW_CONNECTION -> throw new OflConnectionException("a downstream connection of the handler broke");
+            case THROW_MESSAGE -> throw new IllegalArgumentException(new String(
+                    request.payload().toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8));
+            case THROW_AFTER_PIECE -> {
+                // Past every transport's piece size: part of the response is on its way before the throw.
+                response.commit(Math.min(600 << 10, response.capacity()));
+                throw new IllegalStateException("failed after the first piece");
+            }
             case ECHO, BLOCK -> {
                 response.write(request.payload());
                 yield 0;

@@ -22,7 +22,11 @@ enum TestOp {
     /** Throw an {@link dev.ofl.api.OflConnectionException}, as a handler that is itself a client may see. */
     THROW_CONNECTION(6),
     /** Block until the test releases the handler. */
-    BLOCK(7);
+    BLOCK(7),
+    /** Throw an {@link IllegalArgumentException} whose message is the payload, read as UTF-8. */
+    THROW_MESSAGE(8),
+    /** Commit 600 KiB (a piece on every transport), then throw. */
+    THROW_AFTER_PIECE(9);
 
     private static final Map<Integer, TestOp> BY_CODE = new HashMap<>();
 

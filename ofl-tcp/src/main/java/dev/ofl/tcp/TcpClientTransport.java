@@ -61,6 +61,8 @@ final class TcpClientTransport implements ClientTransport {
     private final ByteBuffer[] slotBuffers;
     /** Why the socket ended or failed under a read or write, or {@code null}; see {@link #lossReason()}. */
     private volatile String loss;
+    /** Whether the current connection's server sends failure reasons; set by connect. */
+    private boolean failureReasons;
     /** Set by {@link #breakConnection()}: what fails after it failed because of it, not of the server. */
     private volatile boolean closedHere;
     private final MemorySegment rx;
@@ -106,8 +108,9 @@ final class TcpClientTransport implements ClientTransport {
         Selector sel = null;
         try {
             ch = ClientBootstrap.open(config);
-            ClientBootstrap.exchange(ch, server, Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, config.serviceName(),
-                    config.limits(), ""), deadlineNs, clock, config.authentication());
+            failureReasons = ClientBootstrap.failureReasons(ClientBootstrap.exchange(ch, server,
+                    Bootstrap.Endpoint.tcp(RefusalCode.ACCEPTED, config.serviceName(), config.limits(), ""), deadlineNs,
+                    clock, config.authentication()));
             ch.configureBlocking(false);
             if (waitMode == WaitMode.BUSY_POLL && directSocketCalls) {
                 socket = NativeSocket.forBusyPoll(ch);
@@ -363,6 +366,11 @@ final class TcpClientTransport implements ClientTransport {
      * died or became unreachable), the same cause an RDMA client learns from its bootstrap socket,
      * so that both count a server restart as a peer loss.
      */
+    @Override
+    public boolean failureReasons() {
+        return failureReasons;
+    }
+
     @Override
     public String lossReason() {
         return loss;

@@ -36,6 +36,8 @@ final class FakeClientTransport implements ClientTransport {
     private FakeLink link;
     private SocketChannel socket;
     private volatile String lossReason;
+    /** Whether the current connection's server sends failure reasons; set by connect. */
+    private boolean failureReasons;
 
     FakeClientTransport(ClientConfig config, MemorySegment slots, long slotBytes) {
         this.config = config;
@@ -55,8 +57,8 @@ final class FakeClientTransport implements ClientTransport {
             channel = ClientBootstrap.open(config);
             Bootstrap.Endpoint hello = new Bootstrap.Endpoint(RefusalCode.ACCEPTED, TransportKind.IN_PROCESS,
                     config.serviceName(), config.limits(), created.id, 0, null, 0, 0, 0, "", null);
-            ClientBootstrap.exchange(channel, config.server(), hello, deadlineNs, config.clock(),
-                    config.authentication());
+            failureReasons = ClientBootstrap.failureReasons(ClientBootstrap.exchange(channel, config.server(), hello,
+                    deadlineNs, config.clock(), config.authentication()));
             lossReason = null;
             LivenessWatcher.shared().watch(channel, reason -> {
                 lossReason = reason;
@@ -165,6 +167,11 @@ final class FakeClientTransport implements ClientTransport {
     @Override
     public boolean countsPlacedBytes() {
         return false;
+    }
+
+    @Override
+    public boolean failureReasons() {
+        return failureReasons;
     }
 
     @Override

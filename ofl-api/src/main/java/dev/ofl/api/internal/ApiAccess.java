@@ -35,8 +35,10 @@ public final class ApiAccess {
          * @param status an {@link dev.ofl.api.OflStatus} value
          * @param handlerStatus the handler's status (non-zero only for a refusal)
          * @param responseLength bytes placed into the ranges (zero unless OK)
+         * @param failureReason the server's reason with HANDLER_FAILED, or {@code null}
          */
-        void complete(Completion completion, long ticket, int status, int handlerStatus, long responseLength);
+        void complete(Completion completion, long ticket, int status, int handlerStatus, long responseLength,
+                String failureReason);
     }
 
     private static volatile Members members;

@@ -7,6 +7,7 @@ import dev.ofl.api.OflRefusedException;
 import dev.ofl.api.PeerKeys;
 import dev.ofl.api.RefusalCode;
 import dev.ofl.api.wire.Bootstrap;
+import dev.ofl.api.wire.FailureReason;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.PeerText;
 import dev.ofl.api.wire.ProtocolException;
@@ -85,7 +86,8 @@ public final class ClientBootstrap {
      *
      * @param channel the connected socket
      * @param server the server's address, for messages
-     * @param hello what this client proposes, without an authentication record
+     * @param proposed what this client proposes, without an authentication record (the offer of
+     *     failure reasons is added here)
      * @param deadlineNs instant on {@code clock} by which the WELCOME must have arrived
      * @param clock the clock of the deadline
      * @param keys the client's key ({@link PeerKeys#firstKeyId()}), or {@link PeerKeys#NONE}
@@ -95,8 +97,11 @@ public final class ClientBootstrap {
      *     parameters than proposed, or does not prove the key
      * @throws IOException if the socket fails or the deadline passes
      */
-    public static Bootstrap.Endpoint exchange(SocketChannel channel, InetSocketAddress server, Bootstrap.Endpoint hello,
+    public static Bootstrap.Endpoint exchange(SocketChannel channel, InetSocketAddress server, Bootstrap.Endpoint proposed,
             long deadlineNs, NanoClock clock, PeerKeys keys) throws IOException {
+        // Every ofl client takes a reason with HANDLER_FAILED (docs/PROTOCOL.md 3.7).
+        Bootstrap.Endpoint hello = PeerAuthentication.withExtensions(proposed,
+                PeerAuthentication.concat(proposed.extensions(), FailureReason.record()));
         if (keys.isEmpty()) {
             BootstrapIo.writeFully(channel, Bootstrap.encode(Bootstrap.HELLO, hello));
             Bootstrap.Endpoint welcome = readWelcome(channel, server, readFrame(channel, server, deadlineNs, clock,
@@ -141,6 +146,21 @@ public final class ClientBootstrap {
         }
         return checkAccepted(server, hello, PeerAuthentication.withExtensions(welcome.endpoint,
                 PskExchange.withoutAuthentication(welcome.endpoint.extensions())));
+    }
+
+    /**
+     * Whether the server answered the offer of failure reasons: it then may send a reason with
+     * {@code HANDLER_FAILED} ({@link FailureReason}).
+     *
+     * @param welcome a WELCOME {@link #exchange} returned (its extensions checked)
+     * @return {@code true} if the answer is there
+     */
+    public static boolean failureReasons(Bootstrap.Endpoint welcome) {
+        try {
+            return FailureReason.present(welcome.extensions());
+        } catch (ProtocolException e) {
+            throw new IllegalArgumentException("not a WELCOME that exchange() returned: " + e.getMessage(), e);
+        }
     }
 
     /** A WELCOME as received and as decoded. */
@@ -188,6 +208,11 @@ public final class ClientBootstrap {
         if (critical >= 0) {
             throw new OflException("server " + server + " requires extension type 0x"
                     + Integer.toHexString(critical) + ", which this client does not support");
+        }
+        try {
+            FailureReason.present(welcome.extensions());
+        } catch (ProtocolException e) {
+            throw new OflException("server " + server + " sent a malformed WELCOME: " + e.getMessage(), e);
         }
         if (welcome.transport() != hello.transport() || !welcome.limits().equals(hello.limits())
                 || !welcome.serviceName().equals(hello.serviceName())) {

@@ -14,12 +14,14 @@ import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.WaitMode;
 import dev.ofl.api.internal.ApiAccess;
 import dev.ofl.api.spi.ClientCounters.Counter;
+import dev.ofl.api.wire.FailureReason;
 import dev.ofl.api.wire.MessageChecks;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.ProtocolException;
 import dev.ofl.api.wire.WireStatus;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -95,6 +97,11 @@ public final class ClientSession implements OflClient {
     private final int[] handlerStatuses;
     private final long[] lengths;
     private final long[] capacities;
+
+    /** Walks a failed request's ranges to read the server's reason back; reused. */
+    private final RangeCursor reasonWalk = new RangeCursor();
+    /** The longest failure reason this connection accepts: FailureReason.MAX_BYTES if negotiated, else 0. */
+    private int reasonBytes;
 
     private String brokenReason;
     private boolean closed;
@@ -174,6 +181,7 @@ public final class ClientSession implements OflClient {
 
     private void connected() {
         brokenReason = null;
+        reasonBytes = transport.failureReasons() ? FailureReason.MAX_BYTES : 0;
         ticketBase = nextTicket;
         oldestTicket = nextTicket;
         oldestSlot = nextSlot;
@@ -398,7 +406,7 @@ public final class ClientSession implements OflClient {
                     // The transport is broken before we return: from now on nothing lands in any range.
                     breakConnection(Counter.TIMEOUTS, "ticket " + ticket + " timed out");
                     release(slot);
-                    API.complete(completion, ticket, OflStatus.TIMED_OUT, 0, 0);
+                    API.complete(completion, ticket, OflStatus.TIMED_OUT, 0, 0, null);
                     return OflStatus.TIMED_OUT;
                 }
                 if (Thread.currentThread().isInterrupted()) {
@@ -455,9 +463,34 @@ public final class ClientSession implements OflClient {
             case OflStatus.REFUSED, OflStatus.BUSY -> Counter.REFUSED;
             default -> Counter.HANDLER_FAILURES;
         });
-        API.complete(completion, ticket, status, handlerStatuses[slot], status == OflStatus.OK ? lengths[slot] : 0);
+        String reason = status == OflStatus.HANDLER_FAILED && lengths[slot] > 0 ? reason(slot, lengths[slot]) : null;
+        API.complete(completion, ticket, status, handlerStatuses[slot], status == OflStatus.OK ? lengths[slot] : 0,
+                reason);
         release(slot);
         return status;
+    }
+
+    /**
+     * The failure reason the server placed at the start of a request's ranges (checked against
+     * {@link FailureReason#MAX_BYTES} and the ranges when it arrived); {@code null} if a region
+     * it lies in was freed meanwhile. Only on the failure path: it allocates.
+     */
+    private String reason(int slot, long length) {
+        byte[] bytes = new byte[(int) length];
+        RangeCursor walk = reasonWalk;
+        walk.copyFrom(cursors[slot]);
+        try {
+            for (int at = 0; at < length; ) {
+                int chunk = (int) walk.chunk(length - at);
+                MemorySegment.copy(regions.get(walk.key()).segment(), ValueLayout.JAVA_BYTE, walk.position(), bytes,
+                        at, chunk);
+                walk.advance(chunk);
+                at += chunk;
+            }
+        } catch (IllegalStateException e) {
+            return null;
+        }
+        return FailureReason.decode(bytes);
     }
 
     /**
@@ -708,10 +741,11 @@ public final class ClientSession implements OflClient {
             long sequence = receivingTicket - ticketBase;
             long length;
             if (transport.countsPlacedBytes()) {
-                MessageChecks.checkServerMessage(header, sequence, cursor.consumed(), capacities[slot]);
-                length = cursor.consumed();
+                MessageChecks.checkServerMessage(header, sequence, cursor.consumed(), capacities[slot], reasonBytes);
+                // Unless OK, bytes placed before the handler failed or refused are no response.
+                length = header.status() == WireStatus.OK ? cursor.consumed() : header.responseLength();
             } else {
-                MessageChecks.checkRdmaResponse(header, sequence, capacities[slot]);
+                MessageChecks.checkRdmaResponse(header, sequence, capacities[slot], reasonBytes);
                 length = header.responseLength();
             }
             statuses[slot] = header.status();

@@ -134,6 +134,18 @@ public interface ClientTransport extends RequestEncoder.RangeAddressing {
     boolean countsPlacedBytes();
 
     /**
+     * Whether the current connection's server agreed to send a reason with
+     * {@code HANDLER_FAILED} ({@link ClientBootstrap#failureReasons}); asked after each connect.
+     * A transport that does not tell is held to the rule without reasons: a failure carries no
+     * bytes.
+     *
+     * @return {@code true} if the WELCOME answered the offer
+     */
+    default boolean failureReasons() {
+        return false;
+    }
+
+    /**
      * Why the transport noticed by itself that the peer is gone.
      *
      * @return a reason, or {@code null}

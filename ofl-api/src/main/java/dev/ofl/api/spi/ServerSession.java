@@ -8,6 +8,7 @@ import dev.ofl.api.OflRequest;
 import dev.ofl.api.OflResponse;
 import dev.ofl.api.RefusalCode;
 import dev.ofl.api.wire.Bootstrap;
+import dev.ofl.api.wire.FailureReason;
 import dev.ofl.api.wire.MessageChecks;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.ProtocolException;
@@ -138,6 +139,14 @@ final class ServerSession implements BootstrapServer.Connection {
         try {
             limits = hello.limits();
             Bootstrap.Endpoint welcome;
+            boolean reasons;
+            try {
+                reasons = server.config().failureReasons() && FailureReason.present(hello.extensions());
+            } catch (ProtocolException e) {
+                server.counters().protocolViolation();
+                server.refuse(channel, id, RefusalCode.MALFORMED, "malformed HELLO: " + e.getMessage());
+                return;
+            }
             try {
                 long receive = transport.receiveBytes(hello);
                 String over = server.takeReceive(receive, limits);
@@ -147,6 +156,11 @@ final class ServerSession implements BootstrapServer.Connection {
                 }
                 receiveTaken = receive;
                 welcome = transport.accept(hello);
+                if (reasons) {
+                    // Answered only to a client that offered: an older one never meets a reason.
+                    welcome = PeerAuthentication.withExtensions(welcome,
+                            PeerAuthentication.concat(welcome.extensions(), FailureReason.record()));
+                }
             } catch (RuntimeException | OutOfMemoryError e) {
                 // Logged by the refusal, whose repeats are counted: a peer can ask for this at will.
                 server.refuse(channel, id, RefusalCode.TRANSPORT_SETUP_FAILED, String.valueOf(e.getMessage()));
@@ -155,7 +169,7 @@ final class ServerSession implements BootstrapServer.Connection {
             request = new RequestView(transport.receiveSlots());
             StagingPool pool = transport.staging();
             response = new Response(pool, pool.share(Math.min(server.config().stagingShareBytes(), pool.budgetBytes())),
-                    transport.pieceBytes());
+                    transport.pieceBytes(), reasons);
             // Taken before the WELCOME goes out: connections accepted one after the other are then
             // as old as their clients saw them become, whichever thread runs first after it.
             servingSinceNs = server.config().clock().nanoTime();
@@ -432,6 +446,8 @@ final class ServerSession implements BootstrapServer.Connection {
         private final StagingPool.Share share;
         private final boolean zero = server.config().zeroStaging();
         private final int pieceBytes;
+        /** Whether the client takes a reason with HANDLER_FAILED (negotiated at the bootstrap). */
+        private final boolean reasons;
         /** ServerConfig.stagingTimeout, converted once (saturated: a Duration may exceed 292 years). */
         private final long stagingTimeoutNs = TimeUnit.NANOSECONDS.convert(server.config().stagingTimeout());
         private MemorySegment view = EMPTY;
@@ -444,16 +460,19 @@ final class ServerSession implements BootstrapServer.Connection {
         private long handed;
         private long sequence;
         private int handlerStatus;
+        /** What the handler threw, for the failure's reason; {@code null} unless it threw. */
+        private Throwable failure;
         /** Set when sending a piece failed: only then does a connection exception end the connection. */
         private boolean transportFailed;
         private long capacity;
         private long committed;
         private long flushed;
 
-        Response(StagingPool pool, StagingPool.Share share, int pieceBytes) {
+        Response(StagingPool pool, StagingPool.Share share, int pieceBytes, boolean reasons) {
             this.pool = pool;
             this.share = share;
             this.pieceBytes = pieceBytes;
+            this.reasons = reasons;
         }
 
         /**
@@ -542,6 +561,7 @@ final class ServerSession implements BootstrapServer.Connection {
         int run(OflHandler h, OflRequest r) throws IOException {
             handlerStatus = 0;
             transportFailed = false;
+            failure = null;
             int outcome;
             try {
                 handlerStatus = h.handle(r, this);
@@ -551,9 +571,11 @@ final class ServerSession implements BootstrapServer.Connection {
                     // The handler's own failure (for example a downstream ofl connection): not ours.
                     server.handlerFailed(r, e);
                 }
+                failure = e;
                 outcome = WireStatus.HANDLER_FAILED;
             } catch (Exception e) {
                 server.handlerFailed(r, e);
+                failure = e;
                 outcome = WireStatus.HANDLER_FAILED;
             }
             // A response lost to the transport is counted as undelivered, not as the handler's failure.
@@ -566,20 +588,33 @@ final class ServerSession implements BootstrapServer.Connection {
 
         /**
          * With OK sends the rest and the completion; otherwise drops what was not sent (a refusal
-         * has no data). Hands the rest of the extent back through the transport.
+         * has no data), and a failure sends its reason instead when the client takes one and no
+         * piece went out yet (the reason is the response stream's first bytes). Hands the rest of
+         * the extent back through the transport.
          */
         void finish(int wireStatus) throws IOException {
+            long responseLength = 0;
             if (wireStatus != WireStatus.OK) {
                 committed = flushed;
             }
+            if (wireStatus == WireStatus.HANDLER_FAILED && reasons && failure != null && flushed == 0
+                    && extentBytes > 0) {
+                byte[] reason = FailureReason.encode(failure, capacity);
+                MemorySegment.copy(MemorySegment.ofArray(reason), 0, view, 0, reason.length);
+                committed = reason.length;
+                responseLength = reason.length;
+            } else if (wireStatus == WireStatus.OK) {
+                responseLength = committed;
+            }
+            failure = null;
             long releaseFrom = handed;
             // Handed over before the call: the transport owns these blocks even if it throws.
             handed = extentBytes;
             sendBegins(true);
             try {
                 transport.sendEnd(sequence, Math.max(base, 0), flushed, committed, wireStatus,
-                        wireStatus == WireStatus.REFUSED ? handlerStatus : 0, wireStatus == WireStatus.OK ? committed : 0,
-                        ranges, base + releaseFrom, extentBytes - releaseFrom);
+                        wireStatus == WireStatus.REFUSED ? handlerStatus : 0, responseLength, ranges,
+                        base + releaseFrom, extentBytes - releaseFrom);
             } finally {
                 sendEnds();
             }

@@ -125,6 +125,26 @@ public final class MessageChecks {
      */
     public static int checkServerMessage(MessageHeader header, long expectedSequence, long received, long capacity)
             throws ProtocolException {
+        return checkServerMessage(header, expectedSequence, received, capacity, 0);
+    }
+
+    /**
+     * Checks a DATA or RESPONSE header (client side) for the oldest outstanding request, on a
+     * connection that may have negotiated failure reasons ({@link FailureReason}): a
+     * {@code HANDLER_FAILED} RESPONSE may then report a length of up to {@code reasonBytes}, which
+     * must be every byte received for the request.
+     *
+     * @param header the header read
+     * @param expectedSequence the oldest outstanding request's sequence
+     * @param received response bytes already received for it
+     * @param capacity its ranges' total length
+     * @param reasonBytes the longest failure reason accepted: {@link FailureReason#MAX_BYTES} when
+     *     negotiated, otherwise 0
+     * @return the header's type, {@link MessageType#DATA} or {@link MessageType#RESPONSE}
+     * @throws ProtocolException naming the first field that fails
+     */
+    public static int checkServerMessage(MessageHeader header, long expectedSequence, long received, long capacity,
+            int reasonBytes) throws ProtocolException {
         common(header);
         int type = header.type();
         if (type != MessageType.DATA && type != MessageType.RESPONSE) {
@@ -152,7 +172,7 @@ public final class MessageChecks {
         if (header.payloadLength() != 0) {
             throw new ProtocolException("payload length", header.payloadLength(), "a RESPONSE carries no payload");
         }
-        checkStatus(header, received, received);
+        checkStatus(header, received, received, reasonBytes);
         return type;
     }
 
@@ -168,6 +188,22 @@ public final class MessageChecks {
      */
     public static void checkRdmaResponse(MessageHeader header, long expectedSequence, long capacity)
             throws ProtocolException {
+        checkRdmaResponse(header, expectedSequence, capacity, 0);
+    }
+
+    /**
+     * Checks a RESPONSE header that arrived by RDMA WRITE WITH IMMEDIATE (client side), on a
+     * connection that may have negotiated failure reasons ({@link FailureReason}).
+     *
+     * @param header the header read from the completion ring
+     * @param expectedSequence the oldest outstanding request's sequence
+     * @param capacity its ranges' total length
+     * @param reasonBytes the longest failure reason accepted: {@link FailureReason#MAX_BYTES} when
+     *     negotiated, otherwise 0
+     * @throws ProtocolException naming the first field that fails
+     */
+    public static void checkRdmaResponse(MessageHeader header, long expectedSequence, long capacity, int reasonBytes)
+            throws ProtocolException {
         common(header);
         if (header.type() != MessageType.RESPONSE) {
             throw new ProtocolException("type", header.type(), "the completion ring holds only RESPONSE (3)");
@@ -178,16 +214,18 @@ public final class MessageChecks {
         }
         requireZero("range count", header.rangeCount(), "a RESPONSE carries no ranges");
         requireZero("payload length", header.payloadLength(), "a RESPONSE carries no payload");
-        checkStatus(header, 0, capacity);
+        checkStatus(header, 0, capacity, reasonBytes);
     }
 
     /**
      * The status rules of a RESPONSE, the same for every transport: OK carries a length in
      * {@code [minLength, maxLength]} and no handler status, REFUSED a non-zero handler status and
-     * no length, HANDLER_FAILED no length, BUSY neither data nor handler status. The rule's text is built only when it fails: this runs on
-     * every response.
+     * no length, HANDLER_FAILED no length or, with reasons negotiated, the reason's (at most
+     * {@code reasonBytes}, within the ranges, and over TCP every byte received), BUSY neither data
+     * nor handler status. The rule's text is built only when it fails: this runs on every response.
      */
-    private static void checkStatus(MessageHeader header, long minLength, long maxLength) throws ProtocolException {
+    private static void checkStatus(MessageHeader header, long minLength, long maxLength, int reasonBytes)
+            throws ProtocolException {
         int status = header.status();
         switch (status) {
             case WireStatus.OK -> {
@@ -209,8 +247,13 @@ public final class MessageChecks {
                 }
             }
             case WireStatus.HANDLER_FAILED -> {
-                if (header.responseLength() != 0) {
-                    throw new ProtocolException("response length", header.responseLength(), "a failure has none");
+                long length = header.responseLength();
+                if (length != 0 && (length > Math.min(reasonBytes, maxLength) || length < minLength)) {
+                    throw new ProtocolException("response length", length, reasonBytes == 0
+                            ? "a failure has none (no failure reason was negotiated)"
+                            : "a failure reason is 1.." + Math.min(reasonBytes, maxLength) + " bytes, "
+                                    + (minLength == maxLength ? "all of the " + minLength + " bytes received"
+                                            : "within the ranges"));
                 }
             }
             case WireStatus.BUSY -> {

@@ -43,7 +43,7 @@ class ApiAccessTest {
             assertEquals(64, region.byteSize());
         }
         Completion completion = new Completion();
-        ApiAccess.members().complete(completion, 9, OflStatus.OK, 0, 128);
+        ApiAccess.members().complete(completion, 9, OflStatus.OK, 0, 128, null);
         assertEquals(9, completion.ticket());
         assertEquals(OflStatus.OK, completion.status());
         assertEquals(128, completion.responseLength());

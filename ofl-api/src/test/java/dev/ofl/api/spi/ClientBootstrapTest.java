@@ -14,6 +14,7 @@ import dev.ofl.api.OflRefusedException;
 import dev.ofl.api.PeerKeys;
 import dev.ofl.api.RefusalCode;
 import dev.ofl.api.wire.Bootstrap;
+import dev.ofl.api.wire.FailureReason;
 import dev.ofl.api.wire.PskExchange;
 import dev.ofl.api.wire.TransportKind;
 import java.io.IOException;
@@ -166,8 +167,29 @@ class ClientBootstrapTest {
         Bootstrap.Endpoint accepted = exchange(System.nanoTime() + 10 * SECOND_NS);
         assertEquals(RefusalCode.ACCEPTED, accepted.status());
         assertEquals(LIMITS, accepted.limits());
-        assertArrayEquals(Bootstrap.encode(Bootstrap.HELLO, hello), peer.get(10, TimeUnit.SECONDS),
-                "the HELLO is sent as encoded");
+        assertArrayEquals(Bootstrap.encode(Bootstrap.HELLO, new Bootstrap.Endpoint(hello.status(), hello.transport(),
+                hello.serviceName(), hello.limits(), 0, 0, null, 0, 0, 0, "", FailureReason.record())),
+                peer.get(10, TimeUnit.SECONDS), "the HELLO is sent as encoded, with the offer of failure reasons");
+        assertFalse(ClientBootstrap.failureReasons(accepted), "a WELCOME without the answer");
+    }
+
+    @Test
+    void aWelcomeThatAnswersTheOfferOfFailureReasonsIsSeenToDoSo() throws Exception {
+        peer(h -> welcome(new Bootstrap.Endpoint(hello.status(), hello.transport(), hello.serviceName(),
+                hello.limits(), 0, 0, null, 0, 0, 0, "", FailureReason.record())));
+        assertTrue(ClientBootstrap.failureReasons(exchange(System.nanoTime() + 10 * SECOND_NS)));
+    }
+
+    @Test
+    void aWelcomeThatAnswersTwiceIsMalformed() {
+        byte[] twice = new byte[8];
+        System.arraycopy(FailureReason.record(), 0, twice, 0, 4);
+        System.arraycopy(FailureReason.record(), 0, twice, 4, 4);
+        peer(h -> welcome(new Bootstrap.Endpoint(hello.status(), hello.transport(), hello.serviceName(),
+                hello.limits(), 0, 0, null, 0, 0, 0, "", twice)));
+        OflException e = assertThrows(OflException.class, () -> exchange(System.nanoTime() + 10 * SECOND_NS));
+        assertTrue(e.getMessage().contains("malformed WELCOME") && e.getMessage().contains("failure reason"),
+                e::getMessage);
     }
 
     @Test

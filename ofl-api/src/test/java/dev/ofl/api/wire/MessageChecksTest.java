@@ -2,6 +2,7 @@ package dev.ofl.api.wire;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ofl.api.Limits;
 import java.lang.foreign.MemorySegment;
@@ -57,6 +58,39 @@ class MessageChecksTest {
     void busyIsAValidResponseWithoutDataOnEitherTransport() throws ProtocolException {
         MessageChecks.checkServerMessage(server(MessageType.RESPONSE, h -> h.status(WireStatus.BUSY)), 5, 0, 100);
         MessageChecks.checkRdmaResponse(server(MessageType.RESPONSE, h -> h.status(WireStatus.BUSY)), 5, 100);
+    }
+
+    @Test
+    void aFailureReasonIsAcceptedOnlyWhenNegotiatedAndWithinItsBounds() throws ProtocolException {
+        int max = FailureReason.MAX_BYTES;
+        Consumer<MessageHeader> failedWith40 = h -> h.status(WireStatus.HANDLER_FAILED).responseLength(40);
+        // TCP: the reason is every byte received for the request.
+        MessageChecks.checkServerMessage(server(MessageType.RESPONSE, failedWith40), 5, 40, 100, max);
+        MessageChecks.checkServerMessage(server(MessageType.RESPONSE, h -> h.status(WireStatus.HANDLER_FAILED)), 5,
+                40, 100, max);
+        ProtocolException notNegotiated = assertThrows(ProtocolException.class, () -> MessageChecks
+                .checkServerMessage(server(MessageType.RESPONSE, failedWith40), 5, 40, 100));
+        assertEquals("response length", notNegotiated.field());
+        assertTrue(notNegotiated.getMessage().contains("no failure reason was negotiated"), notNegotiated::getMessage);
+        for (long received : new long[] {39, 41, 0}) {
+            ProtocolException e = assertThrows(ProtocolException.class, () -> MessageChecks
+                    .checkServerMessage(server(MessageType.RESPONSE, failedWith40), 5, received, 100, max));
+            assertEquals("response length", e.field(), e::getMessage);
+        }
+        Consumer<MessageHeader> tooLong = h -> h.status(WireStatus.HANDLER_FAILED).responseLength(max + 1);
+        assertThrows(ProtocolException.class, () -> MessageChecks.checkServerMessage(
+                server(MessageType.RESPONSE, tooLong), 5, max + 1, 4096, max), "longer than the most a reason has");
+        // RDMA: bounded by the reason's maximum and the ranges.
+        MessageChecks.checkRdmaResponse(server(MessageType.RESPONSE, failedWith40), 5, 40, max);
+        assertThrows(ProtocolException.class, () -> MessageChecks.checkRdmaResponse(
+                server(MessageType.RESPONSE, failedWith40), 5, 39, max), "past the ranges");
+        assertThrows(ProtocolException.class, () -> MessageChecks.checkRdmaResponse(
+                server(MessageType.RESPONSE, tooLong), 5, 4096, max), "longer than the most a reason has");
+        assertThrows(ProtocolException.class, () -> MessageChecks.checkRdmaResponse(
+                server(MessageType.RESPONSE, failedWith40), 5, 100), "not negotiated");
+        assertThrows(ProtocolException.class, () -> MessageChecks.checkRdmaResponse(server(MessageType.RESPONSE,
+                h -> h.status(WireStatus.REFUSED).handlerStatus(3).responseLength(40)), 5, 100, max),
+                "a refusal carries no reason");
     }
 
     @Test

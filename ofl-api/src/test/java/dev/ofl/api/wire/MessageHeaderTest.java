@@ -38,6 +38,23 @@ class MessageHeaderTest {
             00 00 00 00 01 00 00 00  fe ff ff ff 00 00 00 00
             00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00
             """;
+    /** The failure of PROTOCOL.md 11.3: sequence 4, HANDLER_FAILED with a 41-byte reason. */
+    private static final String FAILURE_WITH_REASON = """
+            4f 46 4c 31 01 03 00 00  04 00 00 00 00 00 00 00
+            00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00
+            00 00 00 00 02 00 00 00  00 00 00 00 00 00 00 00
+            00 00 00 00 00 00 00 00  29 00 00 00 00 00 00 00
+            """;
+    /** The reason's DATA of PROTOCOL.md 11.3, header and the 41 bytes. */
+    private static final String REASON_DATA = """
+            4f 46 4c 31 01 02 00 00  04 00 00 00 00 00 00 00
+            00 00 00 00 00 00 00 00  00 00 00 00 29 00 00 00
+            00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00
+            00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00
+            6a 61 76 61 2e 6c 61 6e  67 2e 49 6c 6c 65 67 61
+            6c 53 74 61 74 65 45 78  63 65 70 74 69 6f 6e 3a
+            20 6e 6f 20 72 6f 77 20  37
+            """;
     /** Every field distinct, so that each offset and byte order is pinned. */
     private static final String DISTINCT = """
             4f 46 4c 31 01 03 00 00  08 07 06 05 04 03 02 01
@@ -173,5 +190,22 @@ class MessageHeaderTest {
         assertEquals(64 + 1024 + 16 * 16, MessageHeader.requestLength(1024, 16));
         assertEquals(64 + 8, MessageHeader.rangesOffset(7));
         assertEquals(64 + 0x1_0000_0000L, MessageHeader.rangesOffset(-1), "payload length is unsigned");
+    }
+
+    @Test
+    void aFailureWithItsReasonEncodesToTheGoldenBytesAndPassesTheClientsChecks() throws ProtocolException {
+        byte[] reason = FailureReason.encode(new IllegalStateException("no row 7"), 4096);
+        byte[] data = new byte[MessageHeader.LENGTH + reason.length];
+        new MessageHeader().wrap(MemorySegment.ofArray(data), 0).reset(MessageType.DATA, 4)
+                .payloadLength(reason.length);
+        System.arraycopy(reason, 0, data, MessageHeader.LENGTH, reason.length);
+        assertGolden(REASON_DATA, data);
+        assertGolden(FAILURE_WITH_REASON, encode(h -> h.reset(MessageType.RESPONSE, 4)
+                .status(WireStatus.HANDLER_FAILED).responseLength(reason.length)));
+        assertEquals(MessageType.DATA, MessageChecks.checkServerMessage(decode(REASON_DATA.lines().limit(4)
+                .collect(java.util.stream.Collectors.joining("\n"))), 4, 0, 4096, FailureReason.MAX_BYTES));
+        assertEquals(MessageType.RESPONSE, MessageChecks.checkServerMessage(decode(FAILURE_WITH_REASON), 4, 41, 4096,
+                FailureReason.MAX_BYTES));
+        assertEquals("java.lang.IllegalStateException: no row 7", FailureReason.decode(reason));
     }
 }

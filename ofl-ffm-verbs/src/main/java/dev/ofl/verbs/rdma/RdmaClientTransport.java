@@ -81,6 +81,8 @@ final class RdmaClientTransport implements ClientTransport {
     private final MessageHeader request = new MessageHeader();
     /** Payloads longer than this go by descriptor; {@link PayloadRead#NOT_NEGOTIATED} for none. */
     private long inlineLimit = PayloadRead.NOT_NEGOTIATED;
+    /** Whether the current connection's server sends failure reasons; set by connect. */
+    private boolean failureReasons;
     private MemoryRegion announcementsMr;
     private final Libc libc;
     /** Set when a queue pair could not be destroyed: its registered memory must then never be freed. */
@@ -178,6 +180,7 @@ final class RdmaClientTransport implements ClientTransport {
             Bootstrap.Endpoint welcome = ClientBootstrap.exchange(channel, server, hello, deadlineNs, config.clock(),
                     config.authentication());
             long inline;
+            boolean reasons = ClientBootstrap.failureReasons(welcome);
             try {
                 inline = PayloadRead.inlineBytes(welcome.extensions());
             } catch (ProtocolException e) {
@@ -202,6 +205,7 @@ final class RdmaClientTransport implements ClientTransport {
             sendSlotsMr = slotsMr;
             announcementsMr = announcementsRegion;
             inlineLimit = inline;
+            failureReasons = reasons;
             regionMrs = mrs;
             socket = channel;
             path = device.context.deviceName() + " " + gid + ", qp " + created.qp.qpNumber();
@@ -426,6 +430,11 @@ final class RdmaClientTransport implements ClientTransport {
                 LOG.error("could not destroy qp after a failed move to ERR", f);
             }
         }
+    }
+
+    @Override
+    public boolean failureReasons() {
+        return failureReasons;
     }
 
     @Override

@@ -23,6 +23,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.CompletableFuture;
@@ -211,6 +212,34 @@ class HostileRdmaServerTest {
         respond(request.sequence(), (int) request.sequence(),
                 h -> h.reset(MessageType.RESPONSE, request.sequence()).status(WireStatus.REFUSED));
         assertClientRejects(ticket, "handler status");
+    }
+
+    /** A failure's reason (agreed at the bootstrap) written into the range is read back from it. */
+    @Test
+    void aFailureReasonInTheRangeIsShown() {
+        long ticket = submit();
+        Request request = takeRequest();
+        byte[] reason = "java.lang.IllegalStateException: no row\n".getBytes(StandardCharsets.UTF_8);
+        MemorySegment.copy(MemorySegment.ofArray(reason), 0, server.send, 0, reason.length);
+        server.postWrite(false, 0, reason.length, request.address(), request.key(), 0);
+        respond(request.sequence(), (int) request.sequence(), h -> h.reset(MessageType.RESPONSE, request.sequence())
+                .status(WireStatus.HANDLER_FAILED).responseLength(reason.length));
+        Completion completion = new Completion();
+        assertEquals(OflStatus.HANDLER_FAILED, client.await(ticket, client.clock().nanoTime()
+                + TestEnvironment.nanos(10), completion), completion::toString);
+        assertEquals("java.lang.IllegalStateException: no row\\n", completion.failureReason(),
+                "read from the range, its line feed escaped");
+        assertEquals(0, completion.responseLength());
+        assertFalse(client.isBroken());
+    }
+
+    @Test
+    void aFailureReasonBeyondTheRanges() {
+        long ticket = submit();
+        Request request = takeRequest();
+        respond(request.sequence(), (int) request.sequence(), h -> h.reset(MessageType.RESPONSE, request.sequence())
+                .status(WireStatus.HANDLER_FAILED).responseLength(257));
+        assertClientRejects(ticket, "response length");
     }
 
     /** A server MUST NOT SEND to a client: the client's zero-length receive takes it as a RECV. */

@@ -5,6 +5,7 @@ import dev.ofl.api.NanoClock;
 import dev.ofl.api.RefusalCode;
 import dev.ofl.api.spi.BootstrapIo;
 import dev.ofl.api.wire.Bootstrap;
+import dev.ofl.api.wire.FailureReason;
 import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.MessageType;
 import dev.ofl.api.wire.PayloadRead;
@@ -128,7 +129,8 @@ final class VerbsPeer implements AutoCloseable {
 
     /**
      * Bootstraps as a server on an accepted socket: reads the HELLO, posts one receive slot of
-     * {@value #SLOT_BYTES} bytes per request in flight, answers with an accepting WELCOME.
+     * {@value #SLOT_BYTES} bytes per request in flight, answers with an accepting WELCOME (which
+     * agrees to failure reasons when the HELLO offered them, as an ofl server does).
      *
      * @return the peer and the client's HELLO (its ring address and key)
      */
@@ -145,8 +147,16 @@ final class VerbsPeer implements AutoCloseable {
         peer.link.connect(hello, peer.settings, RdmaSettings.RNR_RETRY_BOUNDED);
         BootstrapIo.writeFully(accepted, Bootstrap.encode(Bootstrap.WELCOME, peer.link.endpoint(
                 new Bootstrap.Endpoint(RefusalCode.ACCEPTED, TransportKind.RDMA, service, hello.limits(), 0, 0, null,
-                        0, 0, 0, "", null), 0, 0)));
+                        0, 0, 0, "", offered(hello) ? FailureReason.record() : null), 0, 0)));
         return peer;
+    }
+
+    private static boolean offered(Bootstrap.Endpoint hello) {
+        try {
+            return FailureReason.present(hello.extensions());
+        } catch (ProtocolException e) {
+            throw new IllegalStateException("malformed HELLO: " + e.getMessage(), e);
+        }
     }
 
     private static Bootstrap.Endpoint read(SocketChannel channel, int type) throws IOException {
