@@ -70,7 +70,7 @@ public final class Completion {
 
     /**
      * Why the server's handler failed, as the server told it: the exception's class name and
-     * message, at most 256 bytes, control characters escaped (docs/PROTOCOL.md 4.6). The server
+     * message, read from at most 256 bytes, control characters escaped (docs/PROTOCOL.md 4.6). The server
      * places it in the request's ranges, the first bytes of which it then overwrote; the text here
      * is a copy, read once when the outcome was filled.
      *

@@ -105,8 +105,11 @@ final class SpecOracle {
         return null;
     }
 
-    /** §9.4, for the oldest outstanding request (one is outstanding). */
-    static String serverMessage(MemorySegment m, long sequence, long received, long capacity) {
+    /**
+     * §9.4, for the oldest outstanding request (one is outstanding); {@code reasons}: failure
+     * reasons were negotiated (§3.7).
+     */
+    static String serverMessage(MemorySegment m, long sequence, long received, long capacity, boolean reasons) {
         String common = common(m);
         if (common != null) {
             return common;
@@ -131,11 +134,11 @@ final class SpecOracle {
         if (u32(m, 28) != 0) {
             return "payload length";
         }
-        return status(m, received, received);
+        return status(m, received, received, reasons);
     }
 
-    /** §9.5, after the completion checks of §7.4. */
-    static String rdmaResponse(MemorySegment m, long sequence, long capacity) {
+    /** §9.5, after the completion checks of §7.4; {@code reasons} as for §9.4. */
+    static String rdmaResponse(MemorySegment m, long sequence, long capacity, boolean reasons) {
         String common = common(m);
         if (common != null) {
             return common;
@@ -152,11 +155,11 @@ final class SpecOracle {
         if (u32(m, 28) != 0) {
             return "payload length";
         }
-        return status(m, 0, capacity);
+        return status(m, 0, capacity, reasons);
     }
 
     /** The RESPONSE status rows shared by §9.4 and §9.5; lengths are unsigned on the wire. */
-    private static String status(MemorySegment m, long minLength, long maxLength) {
+    private static String status(MemorySegment m, long minLength, long maxLength, boolean reasons) {
         long status = u32(m, 36);
         long handlerStatus = u32(m, 40);
         long length = u64(m, 56);
@@ -173,7 +176,14 @@ final class SpecOracle {
             return length != 0 ? "response length" : null;
         }
         if (status == 2) {
-            return length != 0 ? "response length" : null;
+            if (length == 0) {
+                return null;
+            }
+            // A reason: at most 256 bytes; over TCP every byte received, over RDMA within the ranges.
+            boolean tcp = minLength == maxLength;
+            boolean fits = reasons && Long.compareUnsigned(length, 256) <= 0
+                    && (tcp ? length == minLength : Long.compareUnsigned(length, maxLength) <= 0);
+            return fits ? null : "response length";
         }
         if (status == 3) {
             // BUSY: the handler never ran, so nothing was sent before it and it carries nothing.

@@ -5,6 +5,7 @@ import dev.ofl.api.Limits;
 import dev.ofl.api.RefusalCode;
 import dev.ofl.api.spi.RangeCursor;
 import dev.ofl.api.wire.Bootstrap;
+import dev.ofl.api.wire.FailureReason;
 import dev.ofl.api.wire.HelloCheck;
 import dev.ofl.api.wire.MessageChecks;
 import dev.ofl.api.wire.MessageHeader;
@@ -68,9 +69,11 @@ class WireFuzzTest {
             case 1 -> {
                 long received = p.a;
                 long capacity = received + p.b;
-                String expected = SpecOracle.serverMessage(message, p.sequence, received, capacity);
+                boolean reasons = (p.selector & 0x80) != 0;
+                String expected = SpecOracle.serverMessage(message, p.sequence, received, capacity, reasons);
                 try {
-                    int type = MessageChecks.checkServerMessage(header, p.sequence, received, capacity);
+                    int type = MessageChecks.checkServerMessage(header, p.sequence, received, capacity,
+                            reasons ? FailureReason.MAX_BYTES : 0);
                     assertEquals(null, expected, "accepted a DATA/RESPONSE the spec refuses");
                     assertEquals(header.type(), type);
                 } catch (ProtocolException e) {
@@ -79,9 +82,10 @@ class WireFuzzTest {
             }
             default -> {
                 long capacity = p.b;
-                String expected = SpecOracle.rdmaResponse(message, p.sequence, capacity);
+                boolean reasons = (p.selector & 0x80) != 0;
+                String expected = SpecOracle.rdmaResponse(message, p.sequence, capacity, reasons);
                 try {
-                    MessageChecks.checkRdmaResponse(header, p.sequence, capacity);
+                    MessageChecks.checkRdmaResponse(header, p.sequence, capacity, reasons ? FailureReason.MAX_BYTES : 0);
                     assertEquals(null, expected, "accepted an RDMA RESPONSE the spec refuses");
                 } catch (ProtocolException e) {
                     assertEquals(expected, e.field(), "refused an RDMA RESPONSE on another field than the spec's first");

@@ -125,6 +125,85 @@ class FailureReasonWireTest {
     }
 
     @Test
+    void aHelloWithTheRecordTwiceIsMalformedWhateverTheServersSetting() throws Exception {
+        byte[] twice = new byte[8];
+        System.arraycopy(FailureReason.record(), 0, twice, 0, 4);
+        System.arraycopy(FailureReason.record(), 0, twice, 4, 4);
+        for (boolean reasons : new boolean[] {true, false}) {
+            try (OflServer server = serve(b -> b.failureReasons(reasons)); Socket socket = connect(server)) {
+                write(socket, Bootstrap.encode(Bootstrap.HELLO, new Bootstrap.Endpoint(RefusalCode.ACCEPTED,
+                        TransportKind.TCP, SERVICE, LIMITS, 0, 0, null, 0, 0, 0, "", twice)));
+                DataInputStream in = new DataInputStream(socket.getInputStream());
+                byte[] frame = in.readNBytes(Bootstrap.FRAME_LENGTH);
+                Bootstrap.Endpoint welcome = Bootstrap.decodeBody(
+                        in.readNBytes(Bootstrap.decodeFrame(frame, Bootstrap.WELCOME).bodyLength()));
+                assertEquals(RefusalCode.MALFORMED, welcome.status(), () -> "failureReasons " + reasons + ": "
+                        + welcome);
+                assertTrue(welcome.text().contains("failure reason record count"), welcome::text);
+            }
+        }
+    }
+
+    /**
+     * What was agreed holds for one connection: after a reconnect to a server that does not agree,
+     * a reason is a violation again (the first connection's agreement is not carried over).
+     */
+    @Test
+    void aReconnectForgetsTheAgreementOfTheConnectionBefore() throws Exception {
+        try (ServerSocket fake = new ServerSocket(0, 2, new InetSocketAddress("127.0.0.1", 0).getAddress())) {
+            fake.setSoTimeout(WAIT_MS);
+            ExecutorService peer = Executors.newSingleThreadExecutor();
+            try {
+                Future<?> served = peer.submit(() -> {
+                    for (boolean answer : new boolean[] {true, false}) {
+                        try (Socket socket = fake.accept()) {
+                            socket.setSoTimeout(WAIT_MS);
+                            acceptAndFail(socket, answer);
+                        }
+                    }
+                    return null;
+                });
+                try (OflClient client = Ofl.connect(clientConfig(
+                        new InetSocketAddress(fake.getInetAddress(), fake.getLocalPort())).build());
+                        Arena arena = Arena.ofConfined()) {
+                    Region region = client.registerRegion(arena.allocate(100));
+                    Completion completion = new Completion();
+                    assertEquals(OflStatus.HANDLER_FAILED, client.call(OP_THROW, 0, 0, ResponseRanges.of(region),
+                            CALL_TIMEOUT_NS, completion));
+                    assertEquals("r".repeat(20), completion.failureReason(), "agreed on the first connection");
+                    client.reconnect();
+                    OflConnectionException failure = assertThrows(OflConnectionException.class, () -> client.call(
+                            OP_THROW, 0, 0, ResponseRanges.of(region), CALL_TIMEOUT_NS, completion));
+                    assertTrue(failure.getMessage().contains("no failure reason was negotiated"),
+                            failure::getMessage);
+                }
+                served.get(WAIT_MS, TimeUnit.MILLISECONDS);
+            } finally {
+                peer.shutdownNow();
+            }
+        }
+    }
+
+    /** Accepts a HELLO (answering the offer or not), reads one REQUEST and fails it with a 20-byte reason. */
+    private static void acceptAndFail(Socket socket, boolean answer) throws IOException, ProtocolException {
+        DataInputStream in = new DataInputStream(socket.getInputStream());
+        byte[] frame = in.readNBytes(Bootstrap.FRAME_LENGTH);
+        Bootstrap.Endpoint hello = Bootstrap.decodeBody(
+                in.readNBytes(Bootstrap.decodeFrame(frame, Bootstrap.HELLO).bodyLength()));
+        write(socket, Bootstrap.encode(Bootstrap.WELCOME, new Bootstrap.Endpoint(RefusalCode.ACCEPTED,
+                hello.transport(), hello.serviceName(), hello.limits(), 0, 0, null, 0, 0, 0, "",
+                answer ? FailureReason.record() : null)));
+        MessageHeader request = new MessageHeader().wrap(MemorySegment.ofArray(in.readNBytes(MessageHeader.LENGTH)), 0);
+        in.readNBytes((int) (MessageHeader.requestLength((int) request.payloadLength(), request.rangeCount())
+                - MessageHeader.LENGTH));
+        OutputStream out = socket.getOutputStream();
+        out.write(data(0, 20));
+        out.write(failed(0, 20));
+        out.flush();
+        in.readAllBytes();
+    }
+
+    @Test
     void aReasonFromAServerThatDidNotAgreeBreaksTheClient() throws Exception {
         assertClientRefuses(false, "no failure reason was negotiated", out -> {
             out.write(data(0, 20));

@@ -473,7 +473,9 @@ public final class ClientSession implements OflClient {
     /**
      * The failure reason the server placed at the start of a request's ranges (checked against
      * {@link FailureReason#MAX_BYTES} and the ranges when it arrived); {@code null} if a region
-     * it lies in was freed meanwhile. Only on the failure path: it allocates.
+     * it lies in cannot be read by this thread now: freed meanwhile, or confined to another thread
+     * (over RDMA the device writes such memory, and the client never read it before). The ticket
+     * is released whatever happens here. Only on the failure path: it allocates.
      */
     private String reason(int slot, long length) {
         byte[] bytes = new byte[(int) length];
@@ -487,7 +489,8 @@ public final class ClientSession implements OflClient {
                 walk.advance(chunk);
                 at += chunk;
             }
-        } catch (IllegalStateException e) {
+        } catch (RuntimeException e) {
+            LOG.debug("the failure reason of slot {} could not be read from its ranges: {}", slot, e.toString());
             return null;
         }
         return FailureReason.decode(bytes);

@@ -135,15 +135,14 @@ public interface ClientTransport extends RequestEncoder.RangeAddressing {
 
     /**
      * Whether the current connection's server agreed to send a reason with
-     * {@code HANDLER_FAILED} ({@link ClientBootstrap#failureReasons}); asked after each connect.
-     * A transport that does not tell is held to the rule without reasons: a failure carries no
-     * bytes.
+     * {@code HANDLER_FAILED}: {@link ClientBootstrap#failureReasons} of the WELCOME that
+     * {@link ClientBootstrap#exchange} returned, which offers them in every HELLO. Asked after
+     * each connect; a transport that answered wrongly would have every failure with a reason
+     * taken for a protocol violation, so there is no default.
      *
      * @return {@code true} if the WELCOME answered the offer
      */
-    default boolean failureReasons() {
-        return false;
-    }
+    boolean failureReasons();
 
     /**
      * Why the transport noticed by itself that the peer is gone.

@@ -141,7 +141,9 @@ final class ServerSession implements BootstrapServer.Connection {
             Bootstrap.Endpoint welcome;
             boolean reasons;
             try {
-                reasons = server.config().failureReasons() && FailureReason.present(hello.extensions());
+                // Looked at whatever the setting: a HELLO with the record twice is malformed at every server.
+                boolean offered = FailureReason.present(hello.extensions());
+                reasons = offered && server.config().failureReasons();
             } catch (ProtocolException e) {
                 server.counters().protocolViolation();
                 server.refuse(channel, id, RefusalCode.MALFORMED, "malformed HELLO: " + e.getMessage());

@@ -76,6 +76,11 @@ class ClientSessionLossTest {
         }
 
         @Override
+        public boolean failureReasons() {
+            return false;
+        }
+
+        @Override
         public String lossReason() {
             return lost;
         }

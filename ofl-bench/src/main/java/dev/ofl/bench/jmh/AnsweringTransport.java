@@ -73,6 +73,11 @@ final class AnsweringTransport implements ClientTransport {
     }
 
     @Override
+    public boolean failureReasons() {
+        return false;
+    }
+
+    @Override
     public String lossReason() {
         return null;
     }
