@@ -18,16 +18,38 @@ import static org.junit.jupiter.api.Assertions.fail;
  * {@code libibverbs.so.1}.
  */
 class RdmaAvailabilityTest {
-    private static Path realLibrary() {
-        for (String candidate : List.of("/usr/lib/x86_64-linux-gnu/libibverbs.so.1", "/lib/x86_64-linux-gnu/libibverbs.so.1",
-                "/usr/lib/aarch64-linux-gnu/libibverbs.so.1", "/lib/aarch64-linux-gnu/libibverbs.so.1",
-                "/usr/lib64/libibverbs.so.1")) {
-            if (Files.exists(Path.of(candidate))) {
-                return Path.of(candidate);
+    /** The running JVM's Debian multiarch directory name: the libraries it can load live there. */
+    private static String triplet() {
+        return switch (System.getProperty("os.arch")) {
+            case "amd64", "x86_64" -> "x86_64-linux-gnu";
+            case "aarch64" -> "aarch64-linux-gnu";
+            default -> throw new AssertionError("no library paths known for os.arch " + System.getProperty("os.arch"));
+        };
+    }
+
+    /**
+     * A library of the running JVM's architecture (another one's would fail for that reason alone),
+     * under the system property {@code ofl.test.sysroot} when set: an emulated JVM's libraries live
+     * in a root of their own (./ofl test-aarch64).
+     */
+    private static Path systemLibrary(String name, String install) {
+        String root = System.getProperty("ofl.test.sysroot", "");
+        for (String dir : List.of("/usr/lib/", "/lib/")) {
+            Path candidate = Path.of(root + dir + triplet() + "/" + name);
+            if (Files.exists(candidate)) {
+                return candidate;
             }
         }
-        fail("the real libibverbs.so.1 is not installed: apt-get install libibverbs1 (or libibverbs-dev)");
+        Path lib64 = Path.of("/usr/lib64/" + name);
+        if (Files.exists(lib64)) {
+            return lib64;
+        }
+        fail(name + " for " + System.getProperty("os.arch") + " is not installed: " + install);
         return null;
+    }
+
+    private static Path realLibrary() {
+        return systemLibrary("libibverbs.so.1", "apt-get install libibverbs1 (or libibverbs-dev)");
     }
 
     private static boolean kernelHasRdma() {
@@ -78,10 +100,8 @@ class RdmaAvailabilityTest {
 
     @Test
     void libraryWithoutVerbsSymbolsIsIncompatible() {
-        Path libc = Path.of("/lib/x86_64-linux-gnu/libc.so.6");
-        if (!Files.exists(libc)) {
-            return;
-        }
+        // The C library of this JVM's architecture: a real shared library without a verbs symbol.
+        Path libc = systemLibrary("libc.so.6", "it is the C library");
         RdmaAvailability.Probe probe = RdmaAvailability.probe(libc.toString());
         assertEquals(RdmaUnavailableException.Reason.LIBRARY_INCOMPATIBLE, probe.cause().reason());
         assertTrue(probe.cause().getMessage().contains("ibv_get_device_list"), probe.cause().getMessage());

@@ -36,8 +36,39 @@ record ProbeRun(int exitStatus, String out, String err) {
         }
     }
 
-    /** Returns softverbs' library, failing (never skipping) when it has not been built. */
+    /**
+     * The system's libibverbs of the running JVM's architecture, by absolute path, under the system
+     * property {@code ofl.test.sysroot} when set (an emulated JVM's libraries live in a root of
+     * their own); failing (never skipping) when it is not installed.
+     */
+    static String systemLibibverbs() {
+        String triplet = switch (System.getProperty("os.arch")) {
+            case "amd64", "x86_64" -> "x86_64-linux-gnu";
+            case "aarch64" -> "aarch64-linux-gnu";
+            default -> "";
+        };
+        String root = System.getProperty("ofl.test.sysroot", "");
+        for (String dir : new String[] {"/usr/lib/" + triplet, "/lib/" + triplet, "/usr/lib64"}) {
+            Path library = Path.of(root + dir, "libibverbs.so.1");
+            if (Files.exists(library)) {
+                return library.toString();
+            }
+        }
+        fail("the system libibverbs.so.1 for " + System.getProperty("os.arch") + " is not installed: apt-get install "
+                + "libibverbs1 (./ofl installs it)");
+        return null;
+    }
+
+    /**
+     * Returns softverbs' library, failing (never skipping) when it has not been built: the one the
+     * system property {@code ofl.verbs.library} names (an emulated JVM is given its own
+     * architecture's), otherwise the build's.
+     */
     static String softverbs() {
+        String named = System.getProperty("ofl.verbs.library", "");
+        if (!named.isBlank() && Files.isRegularFile(Path.of(named))) {
+            return named;
+        }
         Path moduleDir = Path.of(System.getProperty("basedir", ".")).toAbsolutePath().normalize();
         Path library = moduleDir.resolveSibling("ofl-softverbs").resolve("target/lib/libibverbs.so.1");
         if (!Files.isRegularFile(library)) {

@@ -14,7 +14,44 @@ import java.util.concurrent.TimeUnit;
  * compiler whose program runs under qemu-user.
  */
 public final class NativeBuild {
+    /** What the host's {@code gcc} builds for, asked once; empty if it cannot be asked. */
+    private static volatile String hostMachine;
+
     private NativeBuild() {
+    }
+
+    /**
+     * Whether the host's own {@code gcc} builds programs of this architecture, which the host then
+     * runs as they are; otherwise a cross compiler builds them and qemu-user runs them. Asked of the
+     * compiler ({@code gcc -dumpmachine}), not of {@code os.arch}: a JVM under emulation (./ofl
+     * test-aarch64) is of another architecture than the host whose programs it starts.
+     *
+     * @param arch the architecture
+     * @return {@code true} if {@code gcc} targets it
+     */
+    public static boolean buildsNatively(NativeArch arch) {
+        String machine = hostMachine;
+        if (machine == null) {
+            try {
+                Process process = new ProcessBuilder("gcc", "-dumpmachine").redirectErrorStream(true).start();
+                machine = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+                if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+                    machine = "";
+                }
+            } catch (IOException e) {
+                machine = "";
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                machine = "";
+            }
+            hostMachine = machine;
+        }
+        if (machine.isEmpty()) {
+            return NativeArch.detected().orElse(null) == arch;
+        }
+        // gcc -dumpmachine says x86_64-linux-gnu, or x86_64-pc-linux-gnu on some systems.
+        String cpu = triplet(arch).substring(0, triplet(arch).indexOf('-'));
+        return machine.startsWith(cpu + "-");
     }
 
     /**

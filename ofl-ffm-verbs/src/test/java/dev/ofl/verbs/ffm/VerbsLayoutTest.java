@@ -75,7 +75,7 @@ class VerbsLayoutTest {
         Files.createDirectories(outDir);
         Path binary = outDir.resolve("verbs_layout");
         Files.deleteIfExists(binary);
-        boolean onHost = NativeArch.detected().orElse(null) == arch;
+        boolean onHost = NativeBuild.buildsNatively(arch);
         List<String> compile = new ArrayList<>();
         if (onHost) {
             compile.add("gcc");

@@ -36,7 +36,7 @@ class EpollLayoutTest {
         Files.createDirectories(outDir);
         Path binary = outDir.resolve("epoll_layout");
         Files.deleteIfExists(binary);
-        boolean onHost = NativeArch.detected().orElse(null) == arch;
+        boolean onHost = NativeBuild.buildsNatively(arch);
         NativeBuild.run(List.of(onHost ? "gcc" : NativeBuild.triplet(arch) + "-gcc", "-std=gnu11", "-Wall", "-Wextra",
                 "-Werror", "-o", binary.toString(), source.toString()), outDir, INSTALL);
         return NativeBuild.run(onHost ? List.of(binary.toString())

@@ -1,0 +1,64 @@
+# Reading JUnit's XML report (the console launcher's TEST-junit-jupiter.xml), for the test stages
+# that run outside Maven: tools/rxe-guest/guest.sh and tools/aarch64/run.sh. Sourced, not run.
+
+# junit_counts XML MATCH: "passed failed seconds skipped" of the test cases whose classname starts
+# with MATCH (a class name followed by '"' for exactly that class); "0 1 0 0" when there is none.
+# A skipped test is neither passed nor failed: the caller decides what a skip counts as.
+junit_counts() {
+    awk -v cls="$2" '
+        /<testcase / {
+            inside = index($0, "classname=\"" cls) > 0
+            if (inside) {
+                n++
+                bad = 0
+                if (match($0, /time="[0-9.]+"/)) t += substr($0, RSTART + 6, RLENGTH - 7)
+            }
+            next
+        }
+        inside && /<(failure|error)[ >\/]/ { if (!bad) { failed++; bad = 1 } }
+        inside && /<skipped[ >\/]/ { if (!bad) { skipped++; bad = 1 } }
+        /<\/testcase>/ { inside = 0 }
+        END { if (n == 0) print "0 1 0 0"; else printf "%d %d %.1f %d\n", n - failed - skipped, failed, t, skipped }
+    ' "$1" 2>/dev/null || echo "0 1 0 0"
+}
+
+# junit_failures XML MATCH: one line per failed test case whose classname starts with MATCH, with
+# the first 300 characters of its failure message, so that a red run names what failed.
+junit_failures() {
+    awk -v cls="$2" '
+        /<testcase / {
+            inside = index($0, "classname=\"" cls) > 0
+            if (inside && match($0, /name="[^"]*"/)) name = substr($0, RSTART + 6, RLENGTH - 7)
+            if (inside && match($0, /classname="[^"]*"/)) owner = substr($0, RSTART + 11, RLENGTH - 12)
+            next
+        }
+        inside && /<(failure|error)[ >\/]/ {
+            message = ""
+            if (match($0, /message="[^"]*"/)) message = substr($0, RSTART + 9, RLENGTH - 10)
+            printf "FAILED %s.%s: %s\n", owner, name, substr(message, 1, 300)
+            inside = 0
+        }
+        /<\/testcase>/ { inside = 0 }
+    ' "$1" 2>/dev/null
+}
+
+# junit_skipped XML MATCH: one line per skipped test case whose classname starts with MATCH, with
+# the first 200 characters of the reason it gave.
+junit_skipped() {
+    awk -v cls="$2" '
+        /<testcase / {
+            inside = index($0, "classname=\"" cls) > 0
+            if (inside && match($0, /name="[^"]*"/)) name = substr($0, RSTART + 6, RLENGTH - 7)
+            if (inside && match($0, /classname="[^"]*"/)) owner = substr($0, RSTART + 11, RLENGTH - 12)
+            next
+        }
+        inside && /<skipped[ >\/]/ {
+            reason = $0
+            sub(/.*<skipped[^>]*>(<!\[CDATA\[)?/, "", reason)
+            sub(/^org\.opentest4j\.TestAbortedException: /, "", reason)
+            printf "SKIPPED %s.%s: %s\n", owner, name, substr(reason, 1, 200)
+            inside = 0
+        }
+        /<\/testcase>/ { inside = 0 }
+    ' "$1" 2>/dev/null
+}
