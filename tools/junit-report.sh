@@ -62,3 +62,34 @@ junit_skipped() {
         /<\/testcase>/ { inside = 0 }
     ' "$1" 2>/dev/null
 }
+
+# junit_classes XML PACKAGE: one line "Class passed failed seconds skipped" per top-level class of
+# PACKAGE (or a package below it) in the report, by simple name, in the report's order; a @Nested
+# class counts under the class holding it.
+junit_classes() {
+    awk -v pkg="$2." '
+        /<testcase / {
+            inside = 0
+            if (!match($0, /classname="[^"]*"/)) next
+            cls = substr($0, RSTART + 11, RLENGTH - 12)
+            if (index(cls, pkg) != 1) next
+            sub(/\$.*/, "", cls)
+            sub(/.*\./, "", cls)
+            if (!(cls in n)) order[++classes] = cls
+            n[cls]++
+            inside = 1
+            bad = 0
+            if (match($0, /time="[0-9.]+"/)) t[cls] += substr($0, RSTART + 6, RLENGTH - 7)
+            next
+        }
+        inside && /<(failure|error)[ >\/]/ { if (!bad) { failed[cls]++; bad = 1 } }
+        inside && /<skipped[ >\/]/ { if (!bad) { skipped[cls]++; bad = 1 } }
+        /<\/testcase>/ { inside = 0 }
+        END {
+            for (i = 1; i <= classes; i++) {
+                c = order[i]
+                printf "%s %d %d %.1f %d\n", c, n[c] - failed[c] - skipped[c], failed[c] + 0, t[c], skipped[c] + 0
+            }
+        }
+    ' "$1" 2>/dev/null
+}

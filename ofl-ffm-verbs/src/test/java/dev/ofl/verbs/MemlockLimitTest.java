@@ -148,7 +148,12 @@ class MemlockLimitTest {
         return out.equals("unlimited") ? MemlockLimit.UNLIMITED : Long.parseLong(out) * 1024;
     }
 
+    /** softverbs' library: the one ofl.test.softverbs names (an emulated JVM's architecture's), else the build's. */
     private static String softverbsLibrary() {
+        String named = System.getProperty("ofl.test.softverbs", "");
+        if (!named.isBlank()) {
+            return named;
+        }
         Path moduleDir = Path.of(System.getProperty("basedir", ".")).toAbsolutePath().normalize();
         Path library = moduleDir.resolveSibling("ofl-softverbs").resolve("target/lib/libibverbs.so.1");
         if (!Files.isRegularFile(library)) {

@@ -61,11 +61,11 @@ record ProbeRun(int exitStatus, String out, String err) {
 
     /**
      * Returns softverbs' library, failing (never skipping) when it has not been built: the one the
-     * system property {@code ofl.verbs.library} names (an emulated JVM is given its own
+     * system property {@code ofl.test.softverbs} names (an emulated JVM is given its own
      * architecture's), otherwise the build's.
      */
     static String softverbs() {
-        String named = System.getProperty("ofl.verbs.library", "");
+        String named = System.getProperty("ofl.test.softverbs", "");
         if (!named.isBlank() && Files.isRegularFile(Path.of(named))) {
             return named;
         }
