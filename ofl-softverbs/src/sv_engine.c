@@ -488,6 +488,11 @@ void sv_qp_close_endpoint(struct sv_qp *qp)
         sv.dead_listeners = l;
         qp->listener = NULL;
     }
+    // Only the progress thread frees what was killed, at the top of its loop: wake it. Killing
+    // took the sockets out of epoll, so when both ends of a connection belong to this process and
+    // go together, no socket event is left to wake it, and it slept on with the memory held (and
+    // the connections counted live: RdmaTeardownCountsTest failed about one run in five).
+    sv_kick(0);
 }
 
 static int sv_qp_connect(struct sv_qp *qp)
