@@ -24,39 +24,33 @@ junit_counts() {
 
 # junit_failures XML MATCH: one line per failed test case whose classname starts with MATCH, with
 # the first 300 characters of its failure message, so that a red run names what failed.
-junit_failures() {
-    awk -v cls="$2" '
-        /<testcase / {
-            inside = index($0, "classname=\"" cls) > 0
-            if (inside && match($0, /name="[^"]*"/)) name = substr($0, RSTART + 6, RLENGTH - 7)
-            if (inside && match($0, /classname="[^"]*"/)) owner = substr($0, RSTART + 11, RLENGTH - 12)
-            next
-        }
-        inside && /<(failure|error)[ >\/]/ {
-            message = ""
-            if (match($0, /message="[^"]*"/)) message = substr($0, RSTART + 9, RLENGTH - 10)
-            printf "FAILED %s.%s: %s\n", owner, name, substr(message, 1, 300)
-            inside = 0
-        }
-        /<\/testcase>/ { inside = 0 }
-    ' "$1" 2>/dev/null
-}
+junit_failures() { junit_list "$1" "$2" 'failure|error' FAILED 300; }
 
 # junit_skipped XML MATCH: one line per skipped test case whose classname starts with MATCH, with
 # the first 200 characters of the reason it gave.
-junit_skipped() {
-    awk -v cls="$2" '
+junit_skipped() { junit_list "$1" "$2" skipped SKIPPED 200; }
+
+# junit_list XML MATCH ELEMENTS LABEL WIDTH: "LABEL Class.test: text" for each test case whose
+# classname starts with MATCH and that holds one of ELEMENTS (an alternation, e.g. failure|error);
+# the text is the element's message attribute, or else its body, cut to WIDTH characters.
+junit_list() {
+    awk -v cls="$2" -v elements="$3" -v label="$4" -v width="$5" '
         /<testcase / {
             inside = index($0, "classname=\"" cls) > 0
             if (inside && match($0, /name="[^"]*"/)) name = substr($0, RSTART + 6, RLENGTH - 7)
             if (inside && match($0, /classname="[^"]*"/)) owner = substr($0, RSTART + 11, RLENGTH - 12)
             next
         }
-        inside && /<skipped[ >\/]/ {
-            reason = $0
-            sub(/.*<skipped[^>]*>(<!\[CDATA\[)?/, "", reason)
-            sub(/^org\.opentest4j\.TestAbortedException: /, "", reason)
-            printf "SKIPPED %s.%s: %s\n", owner, name, substr(reason, 1, 200)
+        inside && $0 ~ ("<(" elements ")[ >/]") {
+            text = ""
+            if (match($0, /message="[^"]*"/)) {
+                text = substr($0, RSTART + 9, RLENGTH - 10)
+            } else {
+                text = $0
+                sub(/.*<[a-z]+[^>]*>(<!\[CDATA\[)?/, "", text)
+                sub(/^org\.opentest4j\.TestAbortedException: /, "", text)
+            }
+            printf "%s %s.%s: %s\n", label, owner, name, substr(text, 1, width)
             inside = 0
         }
         /<\/testcase>/ { inside = 0 }

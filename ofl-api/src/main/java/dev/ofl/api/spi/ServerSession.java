@@ -563,7 +563,6 @@ final class ServerSession implements BootstrapServer.Connection {
         int run(OflHandler h, OflRequest r) throws IOException {
             handlerStatus = 0;
             transportFailed = false;
-            failure = null;
             int outcome;
             try {
                 handlerStatus = h.handle(r, this);
@@ -608,6 +607,7 @@ final class ServerSession implements BootstrapServer.Connection {
             } else if (wireStatus == WireStatus.OK) {
                 responseLength = committed;
             }
+            // Let go of it here, the one place every response passes: an exception is not held past its response.
             failure = null;
             long releaseFrom = handed;
             // Handed over before the call: the transport owns these blocks even if it throws.

@@ -215,15 +215,7 @@ public final class Bootstrap {
      */
     public static byte[] encode(int type, Endpoint endpoint) {
         byte[] name = endpoint.serviceName().getBytes(StandardCharsets.UTF_8);
-        byte[] text = endpoint.text().getBytes(StandardCharsets.UTF_8);
-        if (text.length > MAX_TEXT_BYTES) {
-            int cut = MAX_TEXT_BYTES;
-            // Back up over UTF-8 continuation bytes so the receiver gets valid UTF-8.
-            while (cut > 0 && (text[cut] & 0xC0) == 0x80) {
-                cut--;
-            }
-            text = Arrays.copyOf(text, cut);
-        }
+        byte[] text = PeerText.cutUtf8(endpoint.text().getBytes(StandardCharsets.UTF_8), MAX_TEXT_BYTES);
         byte[] extensions = endpoint.extensions();
         if (name.length == 0 || name.length > 64 || extensions.length > MAX_EXTENSIONS_BYTES) {
             throw new IllegalArgumentException("service name or extensions too long");

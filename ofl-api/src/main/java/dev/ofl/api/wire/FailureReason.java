@@ -1,7 +1,6 @@
 package dev.ofl.api.wire;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 
 /**
  * The wire format of a handler failure's reason (docs/PROTOCOL.md 3.7 and 4.6): a short text
@@ -67,19 +66,7 @@ public final class FailureReason {
     public static byte[] encode(Throwable failure, long maxBytes) {
         String message = failure.getMessage();
         String text = PeerText.escape(failure.getClass().getName() + (message == null ? "" : ": " + message));
-        return cut(text.getBytes(StandardCharsets.UTF_8), (int) Math.min(MAX_BYTES, Math.max(0, maxBytes)));
-    }
-
-    /** Cuts UTF-8 at a character boundary: the receiver then always gets whole characters. */
-    private static byte[] cut(byte[] text, int maxBytes) {
-        if (text.length <= maxBytes) {
-            return text;
-        }
-        int cut = maxBytes;
-        while (cut > 0 && (text[cut] & 0xC0) == 0x80) {
-            cut--;
-        }
-        return Arrays.copyOf(text, cut);
+        return PeerText.cutUtf8(text.getBytes(StandardCharsets.UTF_8), (int) Math.min(MAX_BYTES, Math.max(0, maxBytes)));
     }
 
     /**

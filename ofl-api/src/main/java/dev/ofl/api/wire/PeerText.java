@@ -1,5 +1,7 @@
 package dev.ofl.api.wire;
 
+import java.util.Arrays;
+
 /**
  * Makes text a peer chose safe to put in a log line or a refusal: a peer controls service names and
  * refusal reasons, and a line feed in one would forge a log line, an escape sequence would drive
@@ -54,6 +56,26 @@ public final class PeerText {
             out.append("...(").append(text.length() - length).append(" more characters)");
         }
         return out.toString();
+    }
+
+    /**
+     * Cuts UTF-8 text to at most {@code maxBytes} bytes at a character boundary, so that the
+     * receiver always gets whole characters (a refusal's text, a failure's reason).
+     *
+     * @param text UTF-8 bytes
+     * @param maxBytes the most bytes to keep, at least 0
+     * @return {@code text} itself when it fits, otherwise a cut copy
+     */
+    static byte[] cutUtf8(byte[] text, int maxBytes) {
+        if (text.length <= maxBytes) {
+            return text;
+        }
+        int cut = maxBytes;
+        // Back up over continuation bytes (10xxxxxx) to the start of the character cut through.
+        while (cut > 0 && (text[cut] & 0xC0) == 0x80) {
+            cut--;
+        }
+        return Arrays.copyOf(text, cut);
     }
 
     private static boolean needsEscape(char c) {
