@@ -164,6 +164,76 @@ static int sv_query_port_ex(struct ibv_context *ctx, uint8_t port, struct ibv_po
 static int sv_query_device_ex(struct ibv_context *ctx, const struct ibv_query_device_ex_input *input,
                               struct ibv_device_attr_ex *attr, size_t attr_size);
 
+// ---- asynchronous events ----
+
+// What one event is on a context's pipe; ibv_get_async_event reads one whole (pipe writes of
+// fewer than PIPE_BUF bytes are atomic).
+struct sv_async_record {
+    uint32_t type;
+    uint32_t port;
+    uint64_t element; // the QP or CQ of the event, 0 for port and device events
+};
+
+static pthread_mutex_t sv_contexts_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sv_context *sv_contexts;
+static bool sv_port_down;
+
+bool sv_port_is_down(void)
+{
+    return __atomic_load_n(&sv_port_down, __ATOMIC_RELAXED);
+}
+
+// Raises one event on every context open now, as the kernel does for port and device events. A
+// context whose pipe is full loses it (nobody has read its events for thousands of them).
+static void sv_raise_to_all(enum ibv_event_type type, uint32_t port)
+{
+    struct sv_async_record r = {.type = (uint32_t)type, .port = port, .element = 0};
+    pthread_mutex_lock(&sv_contexts_lock);
+    for (struct sv_context *c = sv_contexts; c; c = c->next) {
+        ssize_t n = write(c->async_pipe[1], &r, sizeof(r));
+        (void)n;
+    }
+    pthread_mutex_unlock(&sv_contexts_lock);
+}
+
+// softverbs' own test hook (not a libibverbs function): takes port 1 down (up == 0) or brings it
+// back, as a cable pulled and plugged in again. ibv_query_port reports the state; every open
+// context receives IBV_EVENT_PORT_ERR or IBV_EVENT_PORT_ACTIVE, once per change; while the port
+// is down nothing is received, so a requester's retries run out unless it comes back in time.
+// Queue pairs keep their state, as on hardware. Returns the previous state (1 up, 0 down).
+SV_EXPORT int softverbs_set_port_state(int up)
+{
+    bool down = up == 0;
+    bool was = __atomic_exchange_n(&sv_port_down, down, __ATOMIC_RELAXED);
+    if (was != down)
+        sv_raise_to_all(down ? IBV_EVENT_PORT_ERR : IBV_EVENT_PORT_ACTIVE, 1);
+    return was ? 0 : 1;
+}
+
+// softverbs' own test hook: a fatal error of the device, as after a firmware failure. Every context
+// open now receives IBV_EVENT_DEVICE_FATAL and each of its queue pairs enters ERR (its outstanding
+// work flushes), as mlx5 does when it finds the device dead. Contexts opened later work again.
+SV_EXPORT void softverbs_device_fatal(void)
+{
+    pthread_mutex_lock(&sv_contexts_lock);
+    pthread_mutex_lock(&sv.lock);
+    for (struct sv_qp *qp = sv.qps; qp; qp = qp->next_all) {
+        for (struct sv_context *c = sv_contexts; c; c = c->next) {
+            if (qp->qp.context == &c->vctx.context && qp->state != IBV_QPS_RESET && qp->state != IBV_QPS_ERR) {
+                sv_qp_enter_error(qp);
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&sv.lock);
+    struct sv_async_record r = {.type = IBV_EVENT_DEVICE_FATAL, .port = 0, .element = 0};
+    for (struct sv_context *c = sv_contexts; c; c = c->next) {
+        ssize_t n = write(c->async_pipe[1], &r, sizeof(r));
+        (void)n;
+    }
+    pthread_mutex_unlock(&sv_contexts_lock);
+}
+
 SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
     if (device != &sv_device) {
@@ -177,8 +247,15 @@ SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
         errno = ENOMEM;
         return NULL;
     }
-    // Async events are never generated; the fd exists so that callers can poll it.
+    // Events are raised only by the test hooks below; the read end is what callers poll.
     if (pipe2(c->async_pipe, O_CLOEXEC) != 0) {
+        free(c);
+        return NULL;
+    }
+    int wflags = fcntl(c->async_pipe[1], F_GETFL);
+    if (wflags < 0 || fcntl(c->async_pipe[1], F_SETFL, wflags | O_NONBLOCK) != 0) {
+        close(c->async_pipe[0]);
+        close(c->async_pipe[1]);
         free(c);
         return NULL;
     }
@@ -199,12 +276,24 @@ SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
     pthread_mutex_lock(&sv.lock);
     sv_refresh_gids();
     pthread_mutex_unlock(&sv.lock);
+    pthread_mutex_lock(&sv_contexts_lock);
+    c->next = sv_contexts;
+    sv_contexts = c;
+    pthread_mutex_unlock(&sv_contexts_lock);
     return ctx;
 }
 
 SV_EXPORT int ibv_close_device(struct ibv_context *ctx)
 {
     struct sv_context *c = sv_container_of(ctx, struct sv_context, vctx.context);
+    pthread_mutex_lock(&sv_contexts_lock);
+    for (struct sv_context **p = &sv_contexts; *p; p = &(*p)->next) {
+        if (*p == c) {
+            *p = c->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&sv_contexts_lock);
     close(c->async_pipe[0]);
     close(c->async_pipe[1]);
     pthread_mutex_destroy(&ctx->mutex);
@@ -266,7 +355,7 @@ static int sv_query_device_ex(struct ibv_context *ctx, const struct ibv_query_de
 static void sv_fill_port_attr(struct ibv_port_attr *a)
 {
     memset(a, 0, sizeof(*a));
-    a->state = IBV_PORT_ACTIVE;
+    a->state = sv_port_is_down() ? IBV_PORT_DOWN : IBV_PORT_ACTIVE;
     a->max_mtu = IBV_MTU_4096;
     a->active_mtu = sv_active_mtu();
     a->gid_tbl_len = SV_GID_TBL_LEN;
@@ -276,7 +365,7 @@ static void sv_fill_port_attr(struct ibv_port_attr *a)
     a->max_vl_num = 1;
     a->active_width = 2;  // 4X
     a->active_speed = 32; // EDR: 100 Gb/s advertised, nothing depends on it
-    a->phys_state = 5;    // LinkUp
+    a->phys_state = sv_port_is_down() ? 3 : 5; // Disabled or LinkUp
     a->link_layer = IBV_LINK_LAYER_ETHERNET;
 }
 
@@ -451,13 +540,22 @@ SV_EXPORT int ibv_get_sysfs_path(char *buf, size_t size)
 
 SV_EXPORT int ibv_get_async_event(struct ibv_context *ctx, struct ibv_async_event *event)
 {
-    (void)event;
-    // Nothing is ever written: blocks like a device without events, or EAGAIN if non-blocking.
-    char b;
-    ssize_t n = read(ctx->async_fd, &b, 1);
-    if (n == 0)
-        errno = EIO;
-    return -1;
+    // Blocks on the pipe like a device's event file, or EAGAIN if the caller made it non-blocking.
+    struct sv_async_record r;
+    ssize_t n = read(ctx->async_fd, &r, sizeof(r));
+    if (n != (ssize_t)sizeof(r)) {
+        if (n >= 0)
+            errno = EIO;
+        return -1;
+    }
+    memset(event, 0, sizeof(*event));
+    event->event_type = (enum ibv_event_type)r.type;
+    if (r.type == IBV_EVENT_DEVICE_FATAL || r.type == IBV_EVENT_PORT_ACTIVE || r.type == IBV_EVENT_PORT_ERR ||
+        r.type == IBV_EVENT_GID_CHANGE)
+        event->element.port_num = (int)r.port;
+    else
+        event->element.qp = (struct ibv_qp *)(uintptr_t)r.element;
+    return 0;
 }
 
 SV_EXPORT void ibv_ack_async_event(struct ibv_async_event *event) { (void)event; }

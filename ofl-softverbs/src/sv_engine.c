@@ -792,15 +792,19 @@ static void sv_plan_reset(struct sv_conn *c)
 static bool sv_conn_accepting(struct sv_conn *c)
 {
     struct sv_qp *qp = c->qp;
+    // A port that is down receives nothing: the requester's retries run out as they would on a
+    // pulled cable, unless the port comes back first.
     return (qp->state == IBV_QPS_RTR || qp->state == IBV_QPS_RTS) && c->hello_seen && c->dgid_local &&
-           c->peer_qpn == qp->dest_qpn;
+           c->peer_qpn == qp->dest_qpn && !sv_port_is_down();
 }
 
 static int sv_plan_iov(struct sv_conn *c, struct iovec *iov)
 {
     struct sv_plan *p = &c->plan;
-    if (!p->discard && !c->requester && !sv_conn_accepting(c))
-        p->discard = true; // the QP left RTR/RTS mid-message: nothing more may land
+    if (!p->discard && !c->requester && !sv_conn_accepting(c)) {
+        p->discard = true; // the QP left RTR/RTS (or the port went down) mid-message: nothing more may land
+        c->rx_cut = true;
+    }
     if (!p->discard) {
         int cnt = 0;
         uint64_t left = c->rx_left;
@@ -975,7 +979,8 @@ static void sv_request_complete(struct sv_conn *c)
     struct sv_qp *qp = c->qp;
     if (c->rx_ignore)
         return;
-    if (!sv_conn_accepting(c)) {
+    // A message cut short is dropped as a whole, even if the port came back before its end.
+    if (c->rx_cut || !sv_conn_accepting(c)) {
         sv_respond(c, SV_MSG_DROP, h->psn, 0, 0, NULL, 0);
         return;
     }
@@ -1106,6 +1111,7 @@ static void sv_rx_header(struct sv_conn *c)
     c->rx_status = IBV_WC_SUCCESS;
     c->rx_take_recv = false;
     c->rx_ignore = false;
+    c->rx_cut = false;
     sv_plan_reset(c);
     if (c->requester)
         sv_response_header(c);

@@ -39,7 +39,8 @@ struct sv_gid {
 
 struct sv_context {
     struct verbs_context vctx; // vctx.context is what callers see
-    int async_pipe[2];
+    int async_pipe[2];         // one sv_async_record per event; the write end is non-blocking
+    struct sv_context *next;   // every open context, for events raised to all of them
 };
 
 struct sv_pd {
@@ -196,6 +197,7 @@ struct sv_conn {
     enum ibv_wc_status rx_status; // responder: local error found while placing
     bool rx_take_recv;            // responder: message consumes a posted receive
     bool rx_ignore;               // payload belongs to a dropped or duplicate message
+    bool rx_cut;                  // responder: placing stopped mid-message (QP left RTR/RTS, port down)
     bool rx_reading;              // in sv_conn_readable: ACKs wait until it has read what came
 };
 
@@ -280,6 +282,8 @@ extern struct ibv_device sv_device;
 
 // sv_device.c
 void sv_refresh_gids(void);
+// The port's state as the test hooks set it: while down, nothing is received (see sv_conn_accepting).
+bool sv_port_is_down(void);
 void sv_refresh_gids_if_renumbering(void);
 bool sv_gid_is_local(const uint8_t gid[16]);
 enum ibv_mtu sv_active_mtu(void);

@@ -1,13 +1,17 @@
 // Failure timing and post-error tests: transport retry exhaustion against a responder in ERR, in
 // RESET or destroyed; what retry_cnt 7 means under SOFTVERBS_RETRY7 (spec: seven retries;
 // infinite: never exhausted, as the kernel's rxe reads it); RNR waits from the responder's
-// min_rnr_timer and rnr_retry; and which WR ibv_post_send / ibv_post_recv name in *bad_wr.
+// min_rnr_timer and rnr_retry; which WR ibv_post_send / ibv_post_recv name in *bad_wr; and what a
+// port taken down or a fatal device error does (softverbs' hooks).
 //
 // Timing is asserted only as a lower bound: softverbs arms its timers on CLOCK_MONOTONIC and never
 // fires one early, so "not before (retry_cnt + 1) x timeout" cannot flake however loaded the
 // machine is. Upper limits are the usual generous deadlines of a bounded wait. Measured times are
 // printed as "# " lines (run the binary directly to see them).
 #include "sv_test.h"
+
+#include <dlfcn.h>
+#include <poll.h>
 
 static struct ibv_context *ctx;
 
@@ -323,6 +327,117 @@ static void bad_wr_is_the_failing_work_request(void)
     pair_close(&p);
 }
 
+// ---- port and device events (softverbs' hooks; on a kernel device ./ofl test-rxe takes the
+// netdev down instead, from the Java tests) ----
+
+// The next asynchronous event of c within ms milliseconds, as its type, or -1 for none.
+static int next_async_event(struct ibv_context *c, int ms, int *port)
+{
+    struct pollfd pfd = {.fd = c->async_fd, .events = POLLIN};
+    if (poll(&pfd, 1, ms) != 1)
+        return -1;
+    struct ibv_async_event e;
+    if (ibv_get_async_event(c, &e) != 0)
+        return -1;
+    int type = (int)e.event_type;
+    if (port)
+        *port = e.element.port_num;
+    ibv_ack_async_event(&e);
+    return type;
+}
+
+static int set_port_state(int up)
+{
+    int (*hook)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "softverbs_set_port_state");
+    return hook ? hook(up) : -1;
+}
+
+static enum ibv_port_state port_state(struct ibv_context *c)
+{
+    struct ibv_port_attr a;
+    return ibv_query_port(c, 1, &a) == 0 ? a.state : IBV_PORT_NOP;
+}
+
+// A port taken down tells every open context once, reads as DOWN, and receives nothing: a write
+// in flight exhausts its retries. Brought back, it tells them again and carries a new pair.
+static void port_down_is_an_event_and_a_pulled_cable(void)
+{
+    struct ibv_context *other = t_open();
+    REQUIRE(other != NULL);
+    const struct t_conn_opts ca = {.timeout = 12, .retry_cnt = 3, .rnr_retry = 7};
+    struct pair p;
+    REQUIRE(pair_open(&p, &ca, &(struct t_conn_opts){0}) == 0);
+    CHECK_EQ(set_port_state(0), 1);
+    CHECK_EQ(set_port_state(0), 0); // no change: no second event
+    int port = 0;
+    CHECK_EQ(next_async_event(ctx, 1000, &port), IBV_EVENT_PORT_ERR);
+    CHECK_EQ(port, 1);
+    CHECK_EQ(next_async_event(other, 1000, &port), IBV_EVENT_PORT_ERR);
+    CHECK_EQ(next_async_event(ctx, 0, NULL), -1);
+    CHECK_EQ(port_state(ctx), IBV_PORT_DOWN);
+    CHECK_EQ(t_state(p.a.qp), IBV_QPS_RTS); // queue pairs keep their state, as on hardware
+    uint64_t start = now_us();
+    REQUIRE(t_post(&p.a, IBV_WR_RDMA_WRITE, 1, 0, 4096, (uintptr_t)p.b.buf, p.b.mr->rkey, IBV_SEND_SIGNALED, 0) == 0);
+    struct ibv_wc wc;
+    CHECK(t_wait_wc(p.a.scq, &wc, LONG_MS));
+    CHECK_EQ(wc.status, IBV_WC_RETRY_EXC_ERR);
+    CHECK(now_us() - start >= (ca.retry_cnt + 1) * ack_timeout_us(ca.timeout));
+    pair_close(&p);
+    CHECK_EQ(set_port_state(1), 0);
+    CHECK_EQ(next_async_event(ctx, 1000, &port), IBV_EVENT_PORT_ACTIVE);
+    CHECK_EQ(next_async_event(other, 1000, &port), IBV_EVENT_PORT_ACTIVE);
+    CHECK_EQ(port_state(ctx), IBV_PORT_ACTIVE);
+    REQUIRE(pair_open(&p, &ca, &(struct t_conn_opts){0}) == 0);
+    REQUIRE(t_post(&p.a, IBV_WR_RDMA_WRITE, 2, 0, 4096, (uintptr_t)p.b.buf, p.b.mr->rkey, IBV_SEND_SIGNALED, 0) == 0);
+    CHECK(t_wait_wc(p.a.scq, &wc, LONG_MS));
+    CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+    pair_close(&p);
+    ibv_close_device(other);
+}
+
+// A port down for less than the retry budget loses nothing: the write goes through once it is back.
+static void port_flap_within_the_retry_budget_is_survived(void)
+{
+    const struct t_conn_opts ca = {.timeout = 18, .retry_cnt = 6, .rnr_retry = 7}; // 1.07 s x 7
+    struct pair p;
+    REQUIRE(pair_open(&p, &ca, &(struct t_conn_opts){0}) == 0);
+    memset(p.a.buf, 0x5a, 4096);
+    set_port_state(0);
+    uint64_t start = now_us();
+    REQUIRE(t_post(&p.a, IBV_WR_RDMA_WRITE, 1, 0, 4096, (uintptr_t)p.b.buf, p.b.mr->rkey, IBV_SEND_SIGNALED, 0) == 0);
+    usleep(20000);
+    set_port_state(1);
+    struct ibv_wc wc;
+    CHECK(t_wait_wc(p.a.scq, &wc, 3 * LONG_MS));
+    CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+    // Held back while the port was down: it went through on a retry, one ACK timeout after the post.
+    CHECK(now_us() - start >= ack_timeout_us(ca.timeout));
+    CHECK_EQ(((unsigned char *)p.b.buf)[4095], 0x5a);
+    while (next_async_event(ctx, 0, NULL) >= 0) {
+    }
+    pair_close(&p);
+}
+
+// A fatal device error tells every context and moves its queue pairs to ERR, flushing their work.
+static void device_fatal_is_an_event_and_flushes(void)
+{
+    void (*fatal)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "softverbs_device_fatal");
+    REQUIRE(fatal != NULL);
+    struct pair p;
+    REQUIRE(pair_open(&p, &(struct t_conn_opts){0}, &(struct t_conn_opts){0}) == 0);
+    REQUIRE(t_post_recv(&p.b, 9, 0, 64) == 0);
+    fatal();
+    int port = -1;
+    CHECK_EQ(next_async_event(ctx, 1000, &port), IBV_EVENT_DEVICE_FATAL);
+    CHECK_EQ(t_state(p.a.qp), IBV_QPS_ERR);
+    CHECK_EQ(t_state(p.b.qp), IBV_QPS_ERR);
+    struct ibv_wc wc;
+    CHECK(t_wait_wc(p.b.rcq, &wc, LONG_MS));
+    CHECK_EQ(wc.status, IBV_WC_WR_FLUSH_ERR);
+    CHECK_EQ(wc.wr_id, 9);
+    pair_close(&p);
+}
+
 int main(void)
 {
     unsetenv("SOFTVERBS_RETRY7");
@@ -342,6 +457,9 @@ int main(void)
     RUN(rnr_waits_follow_min_rnr_timer_and_rnr_retry);
     RUN(rnr_retry7_never_exhausts);
     RUN(bad_wr_is_the_failing_work_request);
+    RUN_SOFTVERBS_ONLY(port_down_is_an_event_and_a_pulled_cable, "softverbs' port hook");
+    RUN_SOFTVERBS_ONLY(port_flap_within_the_retry_budget_is_survived, "softverbs' port hook");
+    RUN_SOFTVERBS_ONLY(device_fatal_is_an_event_and_flushes, "softverbs' device hook");
     ibv_close_device(ctx);
     return t_summary();
 }
