@@ -18,6 +18,8 @@
 module dev.ofl.verbs {
     requires dev.ofl.api;
     requires org.slf4j;
+    // dev.ofl.DeviceEvent, one JFR event per asynchronous device event.
+    requires jdk.jfr;
 
     exports dev.ofl.verbs;
     // The raw binding is for the layer that owns native objects; the probe reads its constants.

@@ -18,19 +18,22 @@ package dev.ofl.api;
  * @param reconnects successful {@link OflClient#reconnect()} calls
  * @param freedRegions connections broken because the memory of a region that a request in flight
  *     places its response in was freed by the caller
+ * @param linkFailures connections broken because the local device reported that the link itself
+ *     failed: its port went down, the device failed, or the connection's queue pair or completion
+ *     queue failed fatally (RDMA only; the peer may be fine)
  */
 public record ClientStatistics(long calls, long ok, long refused, long handlerFailures, long timeouts,
         long peerLosses, long transportFailures, long protocolErrors, long interrupts, long reconnects,
-        long freedRegions) {
+        long freedRegions, long linkFailures) {
 
     /**
      * Connections broken for any cause other than the caller's own {@code reconnect()} or
-     * {@code close()}: timeouts, peer losses, transport failures, protocol errors, interrupts and
-     * freed regions.
+     * {@code close()}: timeouts, peer losses, transport failures, protocol errors, interrupts,
+     * freed regions and link failures.
      *
      * @return the sum
      */
     public long brokenConnections() {
-        return timeouts + peerLosses + transportFailures + protocolErrors + interrupts + freedRegions;
+        return timeouts + peerLosses + transportFailures + protocolErrors + interrupts + freedRegions + linkFailures;
     }
 }

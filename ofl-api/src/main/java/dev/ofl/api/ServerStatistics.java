@@ -23,8 +23,11 @@ package dev.ofl.api;
  *     {@link ServerConfig#sendTimeout()} (or, for a response while others waited for staging, for
  *     half the staging timeout): the client stopped reading, or stopped sending the rest of a
  *     request, or was stopped; one broken while a response went out also counts it as undelivered
+ * @param linkFailures connections broken because the server's device reported that the link
+ *     itself failed: its port went down, the device failed, or the connection's queue pair or
+ *     completion queue failed fatally (RDMA only)
  */
 public record ServerStatistics(long connectionsAccepted, long connectionsRefused, long requests, long refusals,
         long handlerFailures, long protocolViolations, long undeliveredResponses, long busyResponses,
-        long sendTimeouts) {
+        long sendTimeouts, long linkFailures) {
 }

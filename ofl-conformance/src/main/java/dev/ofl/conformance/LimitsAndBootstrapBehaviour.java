@@ -147,7 +147,7 @@ abstract class LimitsAndBootstrapBehaviour extends ConformanceBehaviour {
                     () -> "the message names " + name + " and why: " + connectFailure.getMessage());
         }
         assertTrue(checked.contains("no-such-backend"), "an unknown backend is unavailable: " + checked);
-        assertEquals(new ServerStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0), server.statistics(),
+        assertEquals(new ServerStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0), server.statistics(),
                 "no client reached the server through another backend");
     }
 

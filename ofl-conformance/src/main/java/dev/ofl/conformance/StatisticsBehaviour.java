@@ -65,36 +65,36 @@ abstract class StatisticsBehaviour extends ConformanceBehaviour {
             }
             return 0;
         });
-        assertEquals(new ServerStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0), server.statistics(), "a new server");
+        assertEquals(new ServerStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0), server.statistics(), "a new server");
 
         OflClient client = fixture.connect(server, b -> { });
-        awaitStatistics(server, new ServerStatistics(1, 0, 0, 0, 0, 0, 0, 0, 0), "a client accepted");
+        awaitStatistics(server, new ServerStatistics(1, 0, 0, 0, 0, 0, 0, 0, 0, 0), "a client accepted");
 
         MemorySegment memory = fixture.allocate(4096);
         ResponseRanges ranges = ResponseRanges.of(client.registerRegion(memory));
         assertEchoWorks(client, memory, ranges, "an echo");
-        awaitStatistics(server, new ServerStatistics(1, 0, 1, 0, 0, 0, 0, 0, 0), "a request handled");
+        awaitStatistics(server, new ServerStatistics(1, 0, 1, 0, 0, 0, 0, 0, 0, 0), "a request handled");
 
         Completion completion = new Completion();
         client.requestPayload().set(INT_LE, 0, 9);
         assertEquals(OflStatus.REFUSED, client.call(TestOp.REFUSE.code(), 0, 4, ranges, CALL_TIMEOUT_NS, completion),
                 completion::toString);
-        awaitStatistics(server, new ServerStatistics(1, 0, 2, 1, 0, 0, 0, 0, 0), "a request refused");
+        awaitStatistics(server, new ServerStatistics(1, 0, 2, 1, 0, 0, 0, 0, 0, 0), "a request refused");
 
         assertEquals(OflStatus.HANDLER_FAILED, client.call(TestOp.THROW.code(), 0, 0, ranges, CALL_TIMEOUT_NS,
                 completion), completion::toString);
-        awaitStatistics(server, new ServerStatistics(1, 0, 3, 1, 1, 0, 0, 0, 0), "a handler failure");
+        awaitStatistics(server, new ServerStatistics(1, 0, 3, 1, 1, 0, 0, 0, 0, 0), "a handler failure");
 
         assertThrows(OflRefusedException.class, () -> fixture.connect(server, b -> b.serviceName("another-service")));
-        awaitStatistics(server, new ServerStatistics(1, 1, 3, 1, 1, 0, 0, 0, 0), "a client refused");
+        awaitStatistics(server, new ServerStatistics(1, 1, 3, 1, 1, 0, 0, 0, 0, 0), "a client refused");
 
         sendMalformedHello(server.localAddress());
         // One malformed HELLO: one refusal and one connection closed for a protocol violation.
-        awaitStatistics(server, new ServerStatistics(1, 2, 3, 1, 1, 1, 0, 0, 0), "a malformed HELLO");
+        awaitStatistics(server, new ServerStatistics(1, 2, 3, 1, 1, 1, 0, 0, 0, 0), "a malformed HELLO");
         long violations = 1;
 
         OflClient late = fixture.connect(server, b -> { });
-        awaitStatistics(server, new ServerStatistics(2, 2, 3, 1, 1, violations, 0, 0, 0), "a second client accepted");
+        awaitStatistics(server, new ServerStatistics(2, 2, 3, 1, 1, violations, 0, 0, 0, 0), "a second client accepted");
         MemorySegment lateMemory = fixture.allocate(8 << 20);
         long ticket = late.submit(TestOp.BLOCK.code(), 0, 0, ResponseRanges.of(late.registerRegion(lateMemory)));
         assertTrue(ticket >= 0);
@@ -109,7 +109,7 @@ abstract class StatisticsBehaviour extends ConformanceBehaviour {
         awaitCondition(() -> server.statistics().undeliveredResponses() == 1,
                 "the late response to count as undelivered (" + server.statistics() + ")");
         // The blocked request was handed to the handler: it counts as a request, and as undelivered.
-        assertEquals(new ServerStatistics(2, 2, 4, 1, 1, violations, 1, 0, 0), server.statistics(),
+        assertEquals(new ServerStatistics(2, 2, 4, 1, 1, violations, 1, 0, 0, 0), server.statistics(),
                 "after an undelivered response");
         assertSentinel(lateMemory, 0, lateMemory.byteSize(), "region of the client that timed out");
     }

@@ -70,6 +70,7 @@ public final class OflClientMetrics implements MeterBinder {
         brk(registry, "protocol_error", ClientStatistics::protocolErrors);
         brk(registry, "interrupt", ClientStatistics::interrupts);
         brk(registry, "freed_region", ClientStatistics::freedRegions);
+        brk(registry, "link_failure", ClientStatistics::linkFailures);
         counter(registry, "ofl.client.reconnects", Tags.empty(), "successful reconnects",
                 ClientStatistics::reconnects);
     }

@@ -88,6 +88,9 @@ public final class OflServerMetrics implements MeterBinder {
         counter(registry, "ofl.server.send.timeouts", Tags.empty(),
                 "connections broken because a response could not be sent within the send timeout",
                 ServerStatistics::sendTimeouts);
+        counter(registry, "ofl.server.link.failures", Tags.empty(),
+                "connections broken because the server's device said the link failed (a port down, a device failure)",
+                ServerStatistics::linkFailures);
     }
 
     private void counter(MeterRegistry registry, String name, Tags extra, String description,

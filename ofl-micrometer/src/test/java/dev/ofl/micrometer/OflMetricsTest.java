@@ -108,7 +108,8 @@ class OflMetricsTest {
             assertEquals(0, counter("ofl.client.responses", "status", "handler_failed"));
             assertEquals(1, counter("ofl.client.timeouts"));
             assertEquals(1, counter("ofl.client.breaks", "cause", "timeout"));
-            for (String cause : List.of("peer_loss", "transport_failure", "protocol_error", "interrupt", "freed_region")) {
+            for (String cause : List.of("peer_loss", "transport_failure", "protocol_error", "interrupt", "freed_region",
+                    "link_failure")) {
                 assertEquals(0, counter("ofl.client.breaks", "cause", cause), cause);
             }
             assertEquals(1, counter("ofl.client.reconnects"));
@@ -119,7 +120,7 @@ class OflMetricsTest {
                 assertEquals(SERVICE, meter.getId().getTag("service"), meter.getId()::toString);
                 assertEquals("a", meter.getId().getTag("replica"), tags::toString);
             }
-            assertEquals(12, registry.getMeters().size(), registry::getMetersAsString);
+            assertEquals(13, registry.getMeters().size(), registry::getMetersAsString);
         }
     }
 
@@ -147,13 +148,14 @@ class OflMetricsTest {
         assertEquals(0, counter("ofl.server.responses.undelivered"));
         assertEquals(0, counter("ofl.server.responses.busy"));
         assertEquals(0, counter("ofl.server.send.timeouts"));
+        assertEquals(0, counter("ofl.server.link.failures"));
         Gauge open = registry.get("ofl.server.connections.open").gauge();
         long deadlineNs = System.nanoTime() + 30 * SECOND_NS;
         while (open.value() != 0 && System.nanoTime() - deadlineNs < 0) {
             Thread.sleep(5);
         }
         assertEquals(0.0, open.value(), "the closed client's connection is released");
-        assertEquals(10, registry.getMeters().size(), registry::getMetersAsString);
+        assertEquals(11, registry.getMeters().size(), registry::getMetersAsString);
     }
 
     @Test

@@ -51,7 +51,7 @@ class ClientStatisticsTest {
     private static ClientStatistics stats(long calls, long ok, long refused, long failed, long timeouts, long peer,
             long transport, long protocol, long interrupts, long reconnects) {
         return new ClientStatistics(calls, ok, refused, failed, timeouts, peer, transport, protocol, interrupts,
-                reconnects, 0);
+                reconnects, 0, 0);
     }
 
     @Test

@@ -232,7 +232,7 @@ class ServerEngineTest {
         assertEquals(OflStatus.OK, call(client, region, OP_ECHO, 18));
         assertEquals(18, memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
 
-        assertEquals(new ServerStatistics(1, 0, 8, 2, 4, 0, 0, 0, 0), server.statistics());
+        assertEquals(new ServerStatistics(1, 0, 8, 2, 4, 0, 0, 0, 0, 0), server.statistics());
         assertEquals(1, server.connectionCount());
         assertEquals(FakeBackend.NAME, server.backend());
         assertEquals(LIMITS, server.limits());
@@ -295,7 +295,7 @@ class ServerEngineTest {
         assertTrue(welcome.text().contains("version " + MessageHeader.VERSION + ", the client 9"), welcome.text());
         assertEquals(LIMITS, welcome.limits(), "a refusal carries the server's maxima");
         assertEquals(service, welcome.serviceName());
-        assertEquals(new ServerStatistics(0, 1, 0, 0, 0, 0, 0, 0, 0), server.statistics());
+        assertEquals(new ServerStatistics(0, 1, 0, 0, 0, 0, 0, 0, 0, 0), server.statistics());
         // close() joins the connection threads: a refused connection gave back no place it never took.
         server.close();
         assertEquals(0, server.connectionCount());
@@ -320,7 +320,7 @@ class ServerEngineTest {
         assertTrue(welcome.text().startsWith("malformed HELLO: "), welcome.text());
         // close() joins the connection threads: the counters are final afterwards.
         server.close();
-        assertEquals(new ServerStatistics(0, 1, 0, 0, 0, 1, 0, 0, 0), server.statistics(),
+        assertEquals(new ServerStatistics(0, 1, 0, 0, 0, 1, 0, 0, 0, 0), server.statistics(),
                 "one refused connection, counted once as a protocol violation");
     }
 
@@ -356,7 +356,7 @@ class ServerEngineTest {
         awaitCondition(() -> memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 0) == 99, "the drained response to land");
         closer.join(TimeUnit.SECONDS.toMillis(30));
         assertFalse(closer.isAlive());
-        assertEquals(new ServerStatistics(1, 0, 1, 0, 0, 0, 0, 0, 0), server.statistics(),
+        assertEquals(new ServerStatistics(1, 0, 1, 0, 0, 0, 0, 0, 0, 0), server.statistics(),
                 "the request was handled and its response delivered");
         awaitCondition(client::isBroken, "the client to notice that the drained connection closed");
         assertThrows(RuntimeException.class, () -> connect(server), "a closed server accepts no one");

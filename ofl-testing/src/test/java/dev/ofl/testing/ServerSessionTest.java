@@ -251,7 +251,7 @@ class ServerSessionTest {
         assertEquals(0, second.getFirst().from());
         assertEquals(100, second.getFirst().to());
         assertExtentHandedBackOnce(second);
-        assertEquals(new ServerStatistics(1, 0, 2, 0, 0, 0, 0, 0, 0), server.statistics());
+        assertEquals(new ServerStatistics(1, 0, 2, 0, 0, 0, 0, 0, 0, 0), server.statistics());
     }
 
     /** A response over three ranges of two regions lands in each range in order, and nowhere else. */
@@ -308,7 +308,7 @@ class ServerSessionTest {
         assertEquals(0, failed.responseLength());
         assertExtentHandedBackOnce(sentFor(1));
         assertEquals(1, handlerFailures.get());
-        assertEquals(new ServerStatistics(1, 0, 2, 1, 1, 0, 0, 0, 0), server.statistics());
+        assertEquals(new ServerStatistics(1, 0, 2, 1, 1, 0, 0, 0, 0, 0), server.statistics());
         Conditions.await(() -> pool.inUseBytes() == 0, "the extents to come back");
     }
 

@@ -13,7 +13,7 @@ final class ClientCounters {
     /** What a counter counts. */
     enum Counter {
         CALLS, OK, REFUSED, HANDLER_FAILURES, TIMEOUTS, PEER_LOSSES, TRANSPORT_FAILURES, PROTOCOL_ERRORS, INTERRUPTS,
-        RECONNECTS, FREED_REGIONS
+        RECONNECTS, FREED_REGIONS, LINK_FAILURES
     }
 
     private static final VarHandle COUNT = MethodHandles.arrayElementVarHandle(long[].class);
@@ -32,6 +32,6 @@ final class ClientCounters {
         return new ClientStatistics(get(Counter.CALLS), get(Counter.OK), get(Counter.REFUSED),
                 get(Counter.HANDLER_FAILURES), get(Counter.TIMEOUTS), get(Counter.PEER_LOSSES),
                 get(Counter.TRANSPORT_FAILURES), get(Counter.PROTOCOL_ERRORS), get(Counter.INTERRUPTS),
-                get(Counter.RECONNECTS), get(Counter.FREED_REGIONS));
+                get(Counter.RECONNECTS), get(Counter.FREED_REGIONS), get(Counter.LINK_FAILURES));
     }
 }

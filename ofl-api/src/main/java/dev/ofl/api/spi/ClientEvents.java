@@ -118,6 +118,7 @@ final class ClientEvents {
                 case PROTOCOL_ERRORS -> "PROTOCOL_ERROR";
                 case INTERRUPTS -> "INTERRUPT";
                 case FREED_REGIONS -> "FREED_REGION";
+                case LINK_FAILURES -> "LINK_FAILURE";
                 default -> cause.name();
             };
             event.reason = reason;

@@ -538,7 +538,7 @@ public final class ClientSession implements OflClient {
                 } catch (ProtocolException | RuntimeException e) {
                     LOG.debug("the last poll after losing the peer failed: {}", e.toString());
                 }
-                breakConnection(Counter.PEER_LOSSES, lost);
+                breakConnection(lossCause(), lost);
             }
         }
     }
@@ -549,7 +549,12 @@ public final class ClientSession implements OflClient {
      * transport failure.
      */
     private Counter failureCause() {
-        return transport.lossReason() != null ? Counter.PEER_LOSSES : Counter.TRANSPORT_FAILURES;
+        return transport.lossReason() != null ? lossCause() : Counter.TRANSPORT_FAILURES;
+    }
+
+    /** What a loss the transport noticed counts as: the local link's failure, or the peer's leaving. */
+    private Counter lossCause() {
+        return transport.lossIsLinkFailure() ? Counter.LINK_FAILURES : Counter.PEER_LOSSES;
     }
 
     private OflConnectionException broken(Counter cause, String reason, Throwable throwable) {

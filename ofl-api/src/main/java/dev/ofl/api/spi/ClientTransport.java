@@ -151,6 +151,18 @@ public interface ClientTransport extends RequestEncoder.RangeAddressing {
      */
     String lossReason();
 
+    /**
+     * Whether the loss {@link #lossReason()} reports is the local link's own failure, as the
+     * device told it (a port that went down, a fatal device error, the connection's queue pair or
+     * completion queue failed), rather than the peer's leaving.
+     * A transport without device events never tells them apart.
+     *
+     * @return {@code true} for a link failure; {@code false} by default
+     */
+    default boolean lossIsLinkFailure() {
+        return false;
+    }
+
     /** Makes sure nothing more lands in the caller's memory. Idempotent; never throws. */
     void breakConnection();
 

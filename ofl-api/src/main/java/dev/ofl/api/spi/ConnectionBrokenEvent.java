@@ -24,7 +24,7 @@ final class ConnectionBrokenEvent extends jdk.jfr.Event {
     String server;
 
     @Label("Cause")
-    @Description("TIMEOUT, PEER_LOSS, TRANSPORT_FAILURE, PROTOCOL_ERROR or INTERRUPT")
+    @Description("TIMEOUT, PEER_LOSS, TRANSPORT_FAILURE, PROTOCOL_ERROR, INTERRUPT, FREED_REGION or LINK_FAILURE")
     String cause;
 
     @Label("Reason")

@@ -17,6 +17,7 @@ public final class ServerCounters {
     private final LongAdder undeliveredResponses = new LongAdder();
     private final LongAdder busyResponses = new LongAdder();
     private final LongAdder sendTimeouts = new LongAdder();
+    private final LongAdder linkFailures = new LongAdder();
 
     /** Creates zeroed counters. */
     public ServerCounters() {
@@ -65,6 +66,11 @@ public final class ServerCounters {
         sendTimeouts.increment();
     }
 
+    /** Counts a connection broken because the device said its link failed. */
+    void linkFailure() {
+        linkFailures.increment();
+    }
+
     /**
      * Reads the counters.
      *
@@ -73,6 +79,6 @@ public final class ServerCounters {
     public ServerStatistics snapshot() {
         return new ServerStatistics(connectionsAccepted.sum(), connectionsRefused.sum(), requests.sum(),
                 refusals.sum(), handlerFailures.sum(), protocolViolations.sum(), undeliveredResponses.sum(),
-                busyResponses.sum(), sendTimeouts.sum());
+                busyResponses.sum(), sendTimeouts.sum(), linkFailures.sum());
     }
 }

@@ -311,6 +311,12 @@ final class ServerSession implements BootstrapServer.Connection {
             // cause, repeats counted (docs/OPERATIONS.md 4.1).
             server.infoRepeated("connection ended before its WELCOME", "connection " + id + " from " + peer
                     + " ended before its WELCOME: " + e);
+        } else if (transport.linkFailed() && !server.closing() && !closedForIdleness && !sendTimedOut) {
+            server.counters().linkFailure();
+            if (delivering || transport.delivering()) {
+                server.counters().undeliveredResponse();
+            }
+            server.infoRepeated("link failed", "connection " + id + " from " + peer + " broke: " + e.getMessage());
         } else if (closedForIdleness || sendTimedOut) {
             if (sendTimedOut && (delivering || transport.delivering())) {
                 server.counters().undeliveredResponse();

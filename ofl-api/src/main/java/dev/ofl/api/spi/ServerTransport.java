@@ -269,6 +269,18 @@ public interface ServerTransport {
         return false;
     }
 
+    /**
+     * Whether the connection ended because the local device reported that its link failed (a port
+     * that went down, a fatal device error) rather than because of the client: the server counts
+     * it as a {@linkplain dev.ofl.api.ServerStatistics#linkFailures() link failure}. Read after the
+     * connection ended. A transport without device events never tells.
+     *
+     * @return {@code true} for a link failure; {@code false} by default
+     */
+    default boolean linkFailed() {
+        return false;
+    }
+
     /** Ends the connection at once. Idempotent; never throws; callable from any thread. */
     void breakConnection();
 

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class ServerCountersTest {
     @Test
     void newCountersAreZero() {
-        assertEquals(new ServerStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0), new ServerCounters().snapshot());
+        assertEquals(new ServerStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0), new ServerCounters().snapshot());
     }
 
     @Test
@@ -22,7 +22,7 @@ class ServerCountersTest {
         counters.request(WireStatus.HANDLER_FAILED);
         counters.request(WireStatus.HANDLER_FAILED);
         counters.request(WireStatus.HANDLER_FAILED);
-        assertEquals(new ServerStatistics(0, 0, 6, 2, 3, 0, 0, 0, 0), counters.snapshot());
+        assertEquals(new ServerStatistics(0, 0, 6, 2, 3, 0, 0, 0, 0, 0), counters.snapshot());
     }
 
     @Test
@@ -40,7 +40,7 @@ class ServerCountersTest {
         for (int i = 0; i < 5; i++) {
             counters.busyResponse();
         }
-        assertEquals(new ServerStatistics(1, 2, 0, 0, 0, 3, 4, 5, 0), counters.snapshot(),
+        assertEquals(new ServerStatistics(1, 2, 0, 0, 0, 3, 4, 5, 0, 0), counters.snapshot(),
                 "a BUSY answer is neither a request handed to the handler nor a refusal by it");
     }
 }

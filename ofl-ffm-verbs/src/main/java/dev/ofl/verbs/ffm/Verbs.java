@@ -102,6 +102,10 @@ public final class Verbs {
     public static final MethodHandle IBV_QUERY_QP = VerbsFunction.IBV_QUERY_QP.downcallHandle();
     /** See {@link VerbsFunction#IBV_DESTROY_QP}; {@code (fn, qp)int}. */
     public static final MethodHandle IBV_DESTROY_QP = VerbsFunction.IBV_DESTROY_QP.downcallHandle();
+    /** See {@link VerbsFunction#IBV_GET_ASYNC_EVENT}; {@code (fn, state, context, event)int}. Blocks unless non-blocking. */
+    public static final MethodHandle IBV_GET_ASYNC_EVENT = VerbsFunction.IBV_GET_ASYNC_EVENT.downcallHandle();
+    /** See {@link VerbsFunction#IBV_ACK_ASYNC_EVENT}; {@code (fn, event)void}. */
+    public static final MethodHandle IBV_ACK_ASYNC_EVENT = VerbsFunction.IBV_ACK_ASYNC_EVENT.downcallHandle();
     /** See {@link VerbsFunction#IBV_WC_STATUS_STR}; {@code (fn, int)MemorySegment}. */
     public static final MethodHandle IBV_WC_STATUS_STR = VerbsFunction.IBV_WC_STATUS_STR.downcallHandle();
 

@@ -95,6 +95,13 @@ public enum VerbsFunction {
     IBV_QUERY_QP("ibv_query_qp", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_INT, C_POINTER), false, true),
     /** {@code int ibv_destroy_qp(struct ibv_qp *)}: 0 or an errno value. */
     IBV_DESTROY_QP("ibv_destroy_qp", FunctionDescriptor.of(C_INT, C_POINTER), false, true),
+    /**
+     * {@code int ibv_get_async_event(struct ibv_context *, struct ibv_async_event *)}: reads the
+     * context's {@code async_fd}, so it blocks unless that descriptor is non-blocking; 0, or -1 and errno.
+     */
+    IBV_GET_ASYNC_EVENT("ibv_get_async_event", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER), true, true),
+    /** {@code void ibv_ack_async_event(struct ibv_async_event *)}. */
+    IBV_ACK_ASYNC_EVENT("ibv_ack_async_event", FunctionDescriptor.ofVoid(C_POINTER), false, true),
     /** {@code const char *ibv_wc_status_str(enum ibv_wc_status)}: a static string; short and non-blocking. */
     IBV_WC_STATUS_STR("ibv_wc_status_str", FunctionDescriptor.of(C_POINTER, C_INT), false, true);
 

@@ -15,6 +15,7 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * poll the queue), in calls that do not block.
  *
  * <p>One thread per process rather than per server: {@code epoll} serves any number of
- * descriptors, the work per event is one unpark, and a process-wide thread needs no teardown
+ * descriptors, the work per event is one unpark (or a watched descriptor's short handler), and a process-wide thread needs no teardown
  * ordered against a closing server (the {@link dev.ofl.api.spi.LivenessWatcher} is shared the same
  * way). The thread starts with the first registration and is a daemon.
  *
@@ -35,6 +36,9 @@ import org.slf4j.LoggerFactory;
  * again, which it does just before parking. Arming a descriptor that is readable already reports
  * it at once, so the owner's sequence (take events, request notification, poll the queue, arm,
  * park) loses no completion. Thread-safe.
+ *
+ * <p>A descriptor that belongs to no connection, a device's asynchronous events, is
+ * {@linkplain #watch watched} instead: the poller thread runs its handler itself.
  */
 final class CompletionPoller {
     private static final Logger LOG = LoggerFactory.getLogger(CompletionPoller.class);
@@ -98,6 +102,8 @@ final class CompletionPoller {
     private volatile Registration[] slots = new Registration[16];
     private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>();
     private int nextSlot;
+    /** Registrations with a handler, among the slots in use. */
+    private int watched;
     private int generations;
     private int epollFd = -1;
     /** False once the poller thread has ended: parks then bound themselves. */
@@ -127,6 +133,10 @@ final class CompletionPoller {
      * @throws IOException if the descriptor cannot be made non-blocking or added to epoll
      */
     Registration register(int fd) throws IOException {
+        return add(fd, Thread.currentThread(), null);
+    }
+
+    private Registration add(int fd, Thread owner, BooleanSupplier handler) throws IOException {
         int epoll = epoll();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(CAPTURE);
@@ -149,9 +159,12 @@ final class CompletionPoller {
                 table = Arrays.copyOf(table, table.length * 2);
             }
             // A stale event for a reused slot must not wake its new owner: each registration has its own generation.
-            registration = new Registration(this, epoll, fd, slot, ++generations, Thread.currentThread());
+            registration = new Registration(this, epoll, fd, slot, ++generations, owner, handler);
             table[slot] = registration;
             slots = table;
+            if (handler != null) {
+                watched++;
+            }
         }
         try {
             // One-shot from the start: the kernel always reports EPOLLERR/EPOLLHUP, and a device that
@@ -165,13 +178,51 @@ final class CompletionPoller {
     }
 
     /**
-     * How many descriptors are registered now; for tests.
+     * Watches a descriptor on the poller thread itself: each time it becomes readable the poller
+     * calls {@code onReadable}, which must be quick and must not block (it reads what is pending
+     * from a descriptor made non-blocking here), and arms the descriptor again if it returns
+     * {@code true}. For a device's asynchronous events, which belong to no connection thread: no
+     * thread per device waits for them. {@linkplain Registration#close() Closing} the registration
+     * waits for a call in progress, and none starts after it.
+     *
+     * @param fd the descriptor
+     * @param onReadable what to do when it is readable; {@code false} to stop watching
+     * @return the registration; {@linkplain Registration#close() close} it before the descriptor
+     * @throws IOException if the descriptor cannot be made non-blocking or added to epoll
+     */
+    Registration watch(int fd, BooleanSupplier onReadable) throws IOException {
+        Registration registration = add(fd, null, onReadable);
+        try {
+            synchronized (registration) {
+                registration.control(EPOLL_CTL_MOD, EPOLLIN | EPOLLONESHOT);
+            }
+        } catch (IOException e) {
+            registration.close();
+            throw e;
+        }
+        return registration;
+    }
+
+    /**
+     * How many descriptors connections wait on now ({@linkplain #register registered}, not
+     * {@linkplain #watch watched}); for tests.
      *
      * @return the count
      */
     int registrations() {
         synchronized (lock) {
-            return nextSlot - freeSlots.size();
+            return nextSlot - freeSlots.size() - watched;
+        }
+    }
+
+    /**
+     * How many descriptors are {@linkplain #watch watched} now (one per open device); for tests.
+     *
+     * @return the count
+     */
+    int watched() {
+        synchronized (lock) {
+            return watched;
         }
     }
 
@@ -280,7 +331,11 @@ final class CompletionPoller {
                 if (slot >= 0 && slot < table.length) {
                     Registration registration = table[slot];
                     if (registration != null && registration.generation == (int) (data >>> 32)) {
-                        LockSupport.unpark(registration.owner);
+                        if (registration.handler != null) {
+                            registration.handle();
+                        } else {
+                            LockSupport.unpark(registration.owner);
+                        }
                     }
                 }
             }
@@ -294,7 +349,7 @@ final class CompletionPoller {
     /** Unparks every registered owner: each looks again at what it waits for, and parks again. */
     private void wakeAll() {
         for (Registration registration : slots) {
-            if (registration != null) {
+            if (registration != null && registration.owner != null) {
                 LockSupport.unpark(registration.owner);
             }
         }
@@ -314,7 +369,8 @@ final class CompletionPoller {
 
     /**
      * One descriptor's place in the poller, used by its owner thread only (and {@link #close()}
-     * by whoever releases the connection, after the owner stopped waiting).
+     * by whoever releases the connection, after the owner stopped waiting); a watched descriptor's
+     * by the poller thread, under the registration's lock, and by whoever closes it.
      */
     static final class Registration implements AutoCloseable {
         private final CompletionPoller poller;
@@ -324,12 +380,16 @@ final class CompletionPoller {
         private final int generation;
         /** The thread the poller wakes: the one that armed last (a client may change hands between calls). */
         private volatile Thread owner;
+        /** What the poller thread runs instead of waking an owner, for a {@linkplain #watch watched} descriptor. */
+        private final BooleanSupplier handler;
         private final Arena arena = Arena.ofShared();
         private final MemorySegment event = arena.allocate(EPOLL_EVENT);
         private final MemorySegment state = arena.allocate(CAPTURE);
         private boolean closed;
 
-        private Registration(CompletionPoller poller, int epoll, int fd, int slot, int generation, Thread owner) {
+        private Registration(CompletionPoller poller, int epoll, int fd, int slot, int generation, Thread owner,
+                BooleanSupplier handler) {
+            this.handler = handler;
             this.poller = poller;
             this.epoll = epoll;
             this.fd = fd;
@@ -381,7 +441,35 @@ final class CompletionPoller {
             }
         }
 
-        /** Removes the descriptor from epoll; before the descriptor is closed. Idempotent. */
+        /**
+         * Runs the handler of a watched descriptor, on the poller thread, and arms the descriptor
+         * again unless the handler said to stop. Under the registration's lock, so that
+         * {@link #close()} never overlaps it; a failing handler stops the watch rather than the poller.
+         */
+        private synchronized void handle() {
+            if (closed) {
+                return;
+            }
+            boolean again;
+            try {
+                again = handler.getAsBoolean();
+            } catch (RuntimeException | Error e) {
+                LOG.error("a watched descriptor's handler failed; fd {} is no longer watched", fd, e);
+                again = false;
+            }
+            if (again) {
+                try {
+                    control(EPOLL_CTL_MOD, EPOLLIN | EPOLLONESHOT);
+                } catch (IOException e) {
+                    LOG.error("fd {} is no longer watched: {}", fd, e.getMessage());
+                }
+            }
+        }
+
+        /**
+         * Removes the descriptor from epoll; before the descriptor is closed. Waits for a handler
+         * in progress. Idempotent.
+         */
         @Override
         public void close() {
             synchronized (this) {
@@ -389,11 +477,11 @@ final class CompletionPoller {
                     return;
                 }
                 closed = true;
-            }
-            try {
-                control(EPOLL_CTL_DEL, 0);
-            } catch (IOException e) {
-                LOG.warn("removing a completion channel from the poller failed: {}", e.getMessage());
+                try {
+                    control(EPOLL_CTL_DEL, 0);
+                } catch (IOException e) {
+                    LOG.warn("removing fd {} from the poller failed: {}", fd, e.getMessage());
+                }
             }
             release();
         }
@@ -402,6 +490,9 @@ final class CompletionPoller {
             synchronized (poller.lock) {
                 poller.slots[slot] = null;
                 poller.freeSlots.push(slot);
+                if (handler != null) {
+                    poller.watched--;
+                }
             }
             arena.close();
         }

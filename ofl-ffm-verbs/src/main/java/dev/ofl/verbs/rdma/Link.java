@@ -66,6 +66,14 @@ final class Link implements AutoCloseable {
     private boolean broken;
     private boolean closed;
     private volatile String lossReason;
+    /** Orders a peer's loss and the link's failure, reported by two threads: the failure's reason wins. */
+    private final Object lossLock = new Object();
+    /** Set when the device said the link itself failed (a port down, a fatal device error). */
+    private volatile boolean linkFailed;
+    /** Set as {@link #close()} begins, before its lock: a link failure then leaves the break to it. */
+    private volatile boolean closing;
+    /** Told of a link failure, on the poller thread: a server's connection thread must look. */
+    private volatile Runnable onLinkFailure;
 
     private Link(RdmaDevice device, GidEntry gid, CompletionChannel channel, CompletionQueue cq, QueuePair qp) {
         this.device = device;
@@ -99,6 +107,7 @@ final class Link implements AutoCloseable {
                 closeQuietly(qp, e);
                 throw e;
             }
+            device.events.add(link);
             try {
                 qp.modifyToInit(gid.port(), remoteAccess);
             } catch (RuntimeException e) {
@@ -327,13 +336,55 @@ final class Link implements AutoCloseable {
      * liveness thread; the owner sees {@link #lossReason()}.
      */
     void lose(String reason) {
-        lossReason = reason;
+        synchronized (lossLock) {
+            // A peer that left because this link failed is not the cause: the link's failure stays.
+            if (!linkFailed) {
+                lossReason = reason;
+            }
+        }
         breakLink();
     }
 
     /** Why the peer was lost, or {@code null}. */
     String lossReason() {
         return lossReason;
+    }
+
+    /**
+     * Records that the device reported this link failed (its port went down, the device failed,
+     * its queue pair or completion queue broke), breaks it like a lost peer and tells the
+     * {@linkplain #whenLinkFails listener}. Called on the poller thread.
+     */
+    void failLink(String reason) {
+        synchronized (lossLock) {
+            // The flag first: a reader that sees the reason then sees the flag (it reads them in that order).
+            linkFailed = true;
+            lossReason = reason;
+        }
+        // A link being closed is moved to ERR by its closer; waiting for its lock (held through the
+        // drain, up to a second) would hold up the poller thread and every wake-up it owes.
+        if (!closing) {
+            try {
+                breakLink();
+            } catch (VerbsException e) {
+                // A failed device may refuse the move to ERR; its queue pair is of no use either way.
+                LOG.warn("qp {}: moving to ERR after \"{}\" failed: {}", qp.qpNumber(), reason, e.getMessage());
+            }
+        }
+        Runnable listener = onLinkFailure;
+        if (listener != null) {
+            listener.run();
+        }
+    }
+
+    /** Whether the loss was the link's own failure rather than the peer's leaving. */
+    boolean linkFailed() {
+        return linkFailed;
+    }
+
+    /** Sets what a link failure runs, on the poller thread; quick and non-blocking. */
+    void whenLinkFails(Runnable listener) {
+        onLinkFailure = listener;
     }
 
     /** True once the QP was moved to ERR by us. */
@@ -343,10 +394,19 @@ final class Link implements AutoCloseable {
 
     /** Releases everything in the documented order. Idempotent. */
     @Override
-    public synchronized void close() {
+    public void close() {
+        closing = true;
+        synchronized (this) {
+            closeLocked();
+        }
+    }
+
+    private void closeLocked() {
         if (closed) {
             return;
         }
+        // Before the queue pair is destroyed: the device's events look links up by its address.
+        device.events.remove(this);
         VerbsException failure = null;
         try {
             if (!broken && qp.queryState() != ibv_qp_state.IBV_QPS_RESET) {

@@ -132,6 +132,12 @@ final class RdmaClientTransport implements ClientTransport {
             channel = ClientBootstrap.open(config);
             InetAddress local = ((InetSocketAddress) channel.getLocalAddress()).getAddress();
             GidEntry gid = null;
+            if (device != null && device.failure() != null) {
+                // A device that failed is opened afresh, as after the driver's recovery.
+                LOG.info("opening {} again after its failure: {}", device.context.deviceName(), device.failure());
+                closeFailed(device);
+                device = null;
+            }
             if (device != null && device.address.equals(local)) {
                 try {
                     // The table may have been renumbered since the last connection.
@@ -220,6 +226,15 @@ final class RdmaClientTransport implements ClientTransport {
         } catch (RuntimeException e) {
             cleanup(channel, created);
             throw e;
+        }
+    }
+
+    /** Closes a device that failed; its context may refuse, which changes nothing for the next one. */
+    private static void closeFailed(RdmaDevice failed) {
+        try {
+            failed.close();
+        } catch (VerbsException e) {
+            LOG.warn("closing the failed {} failed: {}", failed.context.deviceName(), e.getMessage());
         }
     }
 
@@ -441,6 +456,17 @@ final class RdmaClientTransport implements ClientTransport {
     public String lossReason() {
         Link l = link;
         return l == null ? "not connected" : l.lossReason();
+    }
+
+    @Override
+    public boolean lossIsLinkFailure() {
+        Link l = link;
+        return l != null && l.linkFailed();
+    }
+
+    /** The device of the current or last connection; for tests. */
+    RdmaDevice device() {
+        return device;
     }
 
     /** The current connection's link; for tests. */

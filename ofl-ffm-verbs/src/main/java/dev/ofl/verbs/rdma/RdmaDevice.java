@@ -22,6 +22,9 @@ import java.util.List;
  * domain. Owns the context and the PD: {@link #close()} releases both, after every queue pair and
  * memory region made from them was closed.
  *
+ * <p>The context's asynchronous events are watched from open to close ({@link DeviceEvents}): a
+ * port that goes down breaks the links made here at once.
+ *
  * <p>A device's GID table can be renumbered while it is open (an address added or removed moves
  * the entries after it), so each new connection asks {@link #currentGid()} rather than reusing the
  * index found at open.
@@ -33,6 +36,8 @@ final class RdmaDevice implements AutoCloseable {
     final GidEntry gid;
     final PortAttributes port;
     final Inet4Address address;
+    /** The context's asynchronous events, which break the links made here when the port or device fails. */
+    final DeviceEvents events;
     private final int netdev;
     private final RdmaSettings settings;
 
@@ -45,6 +50,16 @@ final class RdmaDevice implements AutoCloseable {
         this.address = address;
         this.netdev = netdev;
         this.settings = settings;
+        this.events = DeviceEvents.watch(context, CompletionPoller.shared());
+    }
+
+    /**
+     * Why this device can no longer carry connections (a fatal device error), or {@code null}.
+     *
+     * @return the reason, or {@code null} while it is usable
+     */
+    String failure() {
+        return events.failure();
     }
 
     /**
@@ -119,6 +134,8 @@ final class RdmaDevice implements AutoCloseable {
 
     @Override
     public void close() {
+        // First: the poller must not read events of a context being closed.
+        events.close();
         VerbsException failure = null;
         try {
             domain.close();

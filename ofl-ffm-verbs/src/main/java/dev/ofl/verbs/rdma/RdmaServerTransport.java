@@ -297,7 +297,21 @@ final class RdmaServerTransport implements ServerTransport {
             // A lost peer raises no completion: the parked thread must look.
             wake();
         });
+        Link watched = link;
+        watched.whenLinkFails(() -> {
+            // The device broke the link (its port went down...): the flushes of the posted
+            // receives wake a waiting thread, unless the move to ERR failed; then this does.
+            peerLossNs = config.clock().nanoTime();
+            peerLoss = watched.lossReason();
+            wake();
+        });
         LOG.debug("qp {} serving", link.qp.qpNumber());
+    }
+
+    @Override
+    public boolean linkFailed() {
+        Link l = link;
+        return l != null && l.linkFailed();
     }
 
     /** The connection's link once {@link #accept} set it up; for tests. */
@@ -378,6 +392,9 @@ final class RdmaServerTransport implements ServerTransport {
                     // A response posted before is given its bound to complete or fail by itself.
                     awaitWrites(0);
                     if (peerLoss != null) {
+                        if (link.linkFailed()) {
+                            throw new IOException(peerLoss);
+                        }
                         // Between requests a lost peer is the end of the stream, not a failure (PROTOCOL.md §7.5).
                         throw new EOFException(peerLoss);
                     }

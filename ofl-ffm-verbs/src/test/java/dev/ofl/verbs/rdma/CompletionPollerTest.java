@@ -372,4 +372,48 @@ class CompletionPollerTest {
                 + failure.get() + ")");
         assertEquals(null, failure.get());
     }
+    /**
+     * A watched descriptor's handler runs on the poller thread each time it becomes readable, and
+     * again only once it was armed again (the handler returned true); one that returns false is
+     * not called again; a watch is not a registration that connections wait on; after close() the
+     * handler never runs.
+     */
+    @Test
+    void aWatchedDescriptorsHandlerRunsOnThePollerUntilItStops() throws Throwable {
+        CompletionPoller poller = new CompletionPoller(NO_SWEEP_NS);
+        int fd = eventFd();
+        java.util.concurrent.LinkedBlockingQueue<String> calls = new java.util.concurrent.LinkedBlockingQueue<>();
+        AtomicBoolean keepWatching = new AtomicBoolean(true);
+        CompletionPoller.Registration watch = poller.watch(fd, () -> {
+            try {
+                consume(fd);
+            } catch (Throwable t) {
+                throw new AssertionError(t);
+            }
+            // Read before the call is reported: the test changes it only once it saw the call.
+            boolean again = keepWatching.get();
+            calls.add(Thread.currentThread().getName());
+            return again;
+        });
+        assertEquals(0, poller.registrations(), "a watch is not a connection's registration");
+        assertEquals(1, poller.watched());
+        signal(fd);
+        assertEquals("ofl-rdma-poller", calls.poll(10, TimeUnit.SECONDS), "the handler, on the poller thread");
+        keepWatching.set(false);
+        signal(fd);
+        assertEquals("ofl-rdma-poller", calls.poll(10, TimeUnit.SECONDS), "the handler, armed again");
+        signal(fd);
+        // Not armed again: a third write reaches nobody. A registered descriptor's wake-up, which
+        // needs the poller to go round, shows that the poller went past it.
+        int other = eventFd();
+        CompletionPoller.Registration registration = poller.register(other);
+        registrations.add(registration);
+        registration.arm();
+        signal(other);
+        registration.park(TimeUnit.SECONDS.toNanos(10));
+        assertEquals(null, calls.poll(), "a handler that returned false was called again");
+        watch.close();
+        watch.close();
+        assertEquals(0, poller.watched());
+    }
 }

@@ -1,0 +1,33 @@
+#!/bin/bash
+# The port commands of RdmaPortEventsTest in the rxe guest (ofl.test.portDown / ofl.test.portUp):
+#   link.sh down            veth0 goes down: rxe0's port, and rxe1's as veth1 loses its carrier,
+#                           go DOWN and every context of them hears IBV_EVENT_PORT_ERR
+#   link.sh up A B          veth0 comes back, the policy routes between A (veth0) and B (veth1)
+#                           that the kernel dropped with it are put back, and the call returns once
+#                           both ports are ACTIVE with their RoCE v2 GIDs (60 s at most)
+set -u
+# shellcheck source=gid.sh
+. "$(dirname "$0")/gid.sh"
+
+case "${1:-}" in
+down)
+    ip link set veth0 down
+    ;;
+up)
+    a="$2" b="$3"
+    ip link set veth0 up &&
+    ip route replace "$b/32" dev veth0 src "$a" table 100 &&
+    ip route replace "$a/32" dev veth1 src "$b" table 101 || exit 1
+    deadline=$(( $(date +%s) + 60 ))
+    until gid_index rxe0 "$a" > /dev/null && gid_index rxe1 "$b" > /dev/null \
+        && grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state \
+        && grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state; do
+        [ "$(date +%s)" -lt "$deadline" ] || { echo "link.sh: rxe0/rxe1 not active with their GIDs in 60 s" >&2; exit 1; }
+        sleep 0.2
+    done
+    ;;
+*)
+    echo "usage: link.sh down | up A B" >&2
+    exit 2
+    ;;
+esac
