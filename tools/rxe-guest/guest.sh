@@ -251,9 +251,12 @@ stage_c_tests_softverbs() {
 # is then a stage of its own, counted from JUnit's XML report. Tests tagged softverbs-limits need a
 # queue pair softverbs refuses and rxe grants (LinkTest says which), those tagged softverbs-hooks a
 # fault only softverbs' hooks make (a fatal device error); both are left out here. The port of
-# RdmaPortEventsTest goes down and up with link.sh.
+# RdmaPortEventsTest goes down and up with link.sh. LinkFaultMatrixTest puts netem on both veths
+# (or takes veth1 down) with the client bound to $b, so that its packets cross the pair; it prints
+# its table into java.log (shown below) and writes faults.json.
 java_classes=(RdmaConformanceTest LateWriteTest TwoProcessTest RdmaGidDriftTest RdmaPayloadReadTest LinkTest
-              HostileRdmaServerTest RdmaQueuePairTest RdmaWakeUpTest RdmaStagingReturnTest RdmaPortEventsTest)
+              HostileRdmaServerTest RdmaQueuePairTest RdmaWakeUpTest RdmaStagingReturnTest RdmaPortEventsTest
+              LinkFaultMatrixTest)
 
 stage_java() {
     local selectors=() class status
@@ -271,6 +274,10 @@ stage_java() {
         -Dofl.test.gidRenumber="/bin/bash $REPO/tools/rxe-guest/gid.sh renumber" \
         -Dofl.test.portDown="/bin/bash $REPO/tools/rxe-guest/link.sh down" \
         -Dofl.test.portUp="/bin/bash $REPO/tools/rxe-guest/link.sh up $a $b" \
+        -Dofl.test.faults.netdevs=veth1,veth0 \
+        -Dofl.test.faults.clientAddress="$b" \
+        -Dofl.test.faults.linkUp="/bin/bash $REPO/tools/rxe-guest/link.sh up $a $b" \
+        -Dofl.test.faults.report="$out/faults.json" \
         -cp "$(test_classpath)" \
         org.junit.platform.console.ConsoleLauncher execute \
         --disable-banner --disable-ansi-colors --details=tree --fail-if-no-tests --exclude-tag softverbs-limits --exclude-tag softverbs-hooks \
@@ -343,6 +350,10 @@ for class in "${java_classes[@]}"; do
     fi
 done
 [ -f "$out/java.log" ] && say "$(tail -n1 "$out/java.log")"
+if [ -f "$out/java.log" ] && grep -q '^link fault matrix' "$out/java.log"; then
+    grep -E '^(link fault matrix|fault +back|[A-Z_0-9]+ +(rdma|tcp) )' "$out/java.log" \
+        | while IFS= read -r line; do say "  $line"; done
+fi
 DEMO_NAME=demo run_stage demo stage_demo "$real" "$a"
 DEMO_NAME=demo_softverbs run_stage demo_softverbs stage_demo "$softverbs" 127.0.0.1
 say "all stages done after $(now) s (uptime)"

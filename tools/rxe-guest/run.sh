@@ -31,7 +31,7 @@ test_classpath="$repo/ofl-ffm-verbs/target/test-classpath.txt"
 # The modules the guest needs; their dependencies come from modules.dep. rdma_rxe asks the crypto
 # API for "crc32" (its ICRC) when a device is added, a soft dependency modules.dep does not name,
 # and the guest has no modprobe that could load it on demand.
-modules=(virtio_pci 9pnet_virtio 9p crc32_generic rdma_rxe veth)
+modules=(virtio_pci 9pnet_virtio 9p crc32_generic rdma_rxe veth sch_netem)
 
 # ---- kernel: a Debian package, unpacked once per version -------------------------------------
 kernel_package="${OFL_RXE_KERNEL_PACKAGE:-}"

@@ -12,7 +12,8 @@ package dev.ofl.api;
  * @param protocolViolations connections closed because a client broke the protocol or a limit
  * @param undeliveredResponses responses the client's side did not accept: its connection was gone
  *     or, for RDMA, its queue pair was in error (a client that timed out) so the writes were
- *     rejected and nothing was placed; on TCP, only responses whose writing failed (a response that
+ *     rejected and nothing was placed, or the link lost packets until the write's retries ran out
+ *     (what the client acknowledged before was placed; its call fails); on TCP, only responses whose writing failed (a response that
  *     fitted in the socket buffers before the client's reset arrived is not counted), so there the
  *     count is a lower bound (PROTOCOL.md §6)
  * @param busyResponses requests answered BUSY without running the handler: no response staging

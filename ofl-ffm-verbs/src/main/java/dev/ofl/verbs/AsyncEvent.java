@@ -8,32 +8,66 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One asynchronous event of a device context, as {@link Context#takeAsyncEvent()} took it: a port
+ * Reads a device context's asynchronous events, one at a time, into one buffer of its own: a port
  * that went down or came up, a fatal device error, a GID table change, or an error of one queue
- * pair or completion queue. Must be {@linkplain #acknowledge() acknowledged} once, after the
- * object it names is no longer looked up: libibverbs makes destroying a queue pair or completion
- * queue wait for the acknowledgement of every event about it. Used by one thread.
+ * pair or completion queue. {@link #take()} reads the next event without waiting (the context's
+ * {@linkplain Context#asyncEventDescriptor() descriptor} must be non-blocking); its fields are then
+ * readable until it is {@linkplain #acknowledge() acknowledged}, which must happen before the next
+ * {@code take()}: libibverbs makes destroying a queue pair or completion queue wait for the
+ * acknowledgement of every event about it. Taking and acknowledging allocate nothing. Used by one
+ * thread at a time; {@link #close()} frees the buffer, after the last event was acknowledged.
  */
-public final class AsyncEvent {
+public final class AsyncEvent implements AutoCloseable {
     private final Context context;
-    private final Arena arena;
-    private final MemorySegment event;
-    private final int type;
-    private final int port;
-    private final long element;
-    private boolean acknowledged;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment event = ibv_async_event.allocate(arena);
+    private final MemorySegment state = Native.captureState(arena);
+    private boolean pending;
+    private int type;
+    private int port;
+    private long element;
 
-    AsyncEvent(Context context, Arena arena, MemorySegment event) {
+    AsyncEvent(Context context) {
         this.context = context;
-        this.arena = arena;
-        this.event = event;
-        this.type = ibv_async_event.event_type(event);
-        this.port = ibv_async_event.element_port_num(event);
-        this.element = ibv_async_event.element(event);
     }
 
     /**
-     * Returns the event's type.
+     * Takes the next pending event ({@code ibv_get_async_event}) without waiting.
+     *
+     * @return {@code true} if an event was taken, {@code false} if none is pending
+     * @throws IllegalStateException if the previous event was not acknowledged
+     * @throws VerbsException if reading fails with anything but {@code EAGAIN}: after the device
+     *     was removed the kernel answers {@code EIO}
+     */
+    public boolean take() {
+        if (pending) {
+            throw new IllegalStateException("the previous event was not acknowledged");
+        }
+        int rc;
+        try {
+            rc = (int) Verbs.IBV_GET_ASYNC_EVENT.invokeExact(
+                    context.library().address(VerbsFunction.IBV_GET_ASYNC_EVENT), state, context.address(), event);
+        } catch (Throwable t) {
+            throw Native.unchecked(t);
+        }
+        if (rc != 0) {
+            int errno = Verbs.errno(state);
+            if (errno == Errno.EAGAIN) {
+                return false;
+            }
+            throw VerbsException.errno("ibv_get_async_event", errno, "device " + context.deviceName()
+                    + " (non-blocking)", "the device was removed or failed; close this context and open the device "
+                    + "again");
+        }
+        pending = true;
+        type = ibv_async_event.event_type(event);
+        port = ibv_async_event.element_port_num(event);
+        element = ibv_async_event.element(event);
+        return true;
+    }
+
+    /**
+     * Returns the type of the event taken.
      *
      * @return an {@code ibv_event_type} value
      */
@@ -84,19 +118,24 @@ public final class AsyncEvent {
         return element;
     }
 
-    /**
-     * Acknowledges the event ({@code ibv_ack_async_event}) and frees its copy. Idempotent.
-     */
+    /** Acknowledges the event taken ({@code ibv_ack_async_event}); does nothing if there is none. */
     public void acknowledge() {
-        if (acknowledged) {
+        if (!pending) {
             return;
         }
-        acknowledged = true;
+        pending = false;
         try {
             Verbs.IBV_ACK_ASYNC_EVENT.invokeExact(context.library().address(VerbsFunction.IBV_ACK_ASYNC_EVENT), event);
         } catch (Throwable t) {
             throw Native.unchecked(t);
-        } finally {
+        }
+    }
+
+    /** Acknowledges an event still taken, then frees the buffer. Idempotent. */
+    @Override
+    public void close() {
+        if (arena.scope().isAlive()) {
+            acknowledge();
             arena.close();
         }
     }

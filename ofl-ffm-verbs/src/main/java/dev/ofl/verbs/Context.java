@@ -2,7 +2,6 @@ package dev.ofl.verbs;
 
 import dev.ofl.verbs.ffm.Verbs;
 import dev.ofl.verbs.ffm.VerbsFunction;
-import dev.ofl.verbs.ffm.ibv_async_event;
 import dev.ofl.verbs.ffm.ibv_context;
 import dev.ofl.verbs.ffm.ibv_device_attr;
 import dev.ofl.verbs.ffm.ibv_gid;
@@ -297,7 +296,7 @@ public final class Context extends OwnedResource {
      * Returns the descriptor {@code ibv_get_async_event} reads ({@code async_fd}): readable while
      * an asynchronous event is pending. A caller that watches it with {@code poll} or
      * {@code epoll} makes it non-blocking ({@code O_NONBLOCK}) and takes events with
-     * {@link #takeAsyncEvent()}; it stays valid until this context is closed.
+     * {@link #asyncEvents()}; it stays valid until this context is closed.
      *
      * @return the descriptor
      */
@@ -307,40 +306,14 @@ public final class Context extends OwnedResource {
     }
 
     /**
-     * Takes one pending asynchronous event without waiting ({@code ibv_get_async_event} on a
-     * {@linkplain #asyncEventDescriptor() descriptor} the caller made non-blocking). Each event
-     * taken must be {@linkplain AsyncEvent#acknowledge() acknowledged}. Only one thread at a time
-     * may take events from a context.
+     * Makes a reader of this context's asynchronous events ({@code ibv_get_async_event}), with
+     * one event buffer of its own, for the one thread that takes them.
      *
-     * @return the event, or {@code null} when none is pending
-     * @throws VerbsException if reading fails with anything but {@code EAGAIN}: after the device
-     *     was removed the kernel answers {@code EIO}
+     * @return the reader; {@linkplain AsyncEvent#close() close} it before this context
      */
-    public AsyncEvent takeAsyncEvent() {
+    public AsyncEvent asyncEvents() {
         ensureOpen();
-        Arena arena = Arena.ofShared();
-        int rc;
-        int errno;
-        MemorySegment event;
-        try {
-            event = ibv_async_event.allocate(arena);
-            MemorySegment state = Native.captureState(arena);
-            rc = (int) Verbs.IBV_GET_ASYNC_EVENT.invokeExact(library.address(VerbsFunction.IBV_GET_ASYNC_EVENT), state,
-                    context, event);
-            errno = Verbs.errno(state);
-        } catch (Throwable t) {
-            arena.close();
-            throw Native.unchecked(t);
-        }
-        if (rc != 0) {
-            arena.close();
-            if (errno == Errno.EAGAIN) {
-                return null;
-            }
-            throw VerbsException.errno("ibv_get_async_event", errno, "device " + deviceName + " (non-blocking)",
-                    "the device was removed or failed; close this context and open the device again");
-        }
-        return new AsyncEvent(this, arena, event);
+        return new AsyncEvent(this);
     }
 
     @Override

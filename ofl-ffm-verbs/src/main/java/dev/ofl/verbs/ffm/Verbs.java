@@ -23,8 +23,13 @@ import static dev.ofl.verbs.ffm.VerbsTypes.C_POINTER;
  *
  * <p>Handles of functions that set errno ({@link VerbsFunction#capturesErrno()}) take a
  * capture-state segment of {@link #CAPTURE_STATE_LAYOUT} as their second argument; read it with
- * {@link #errno(MemorySegment)}. The four data-path handles are {@code critical}: they are short,
- * never block and never call back into Java. {@code ibv_get_cq_event} blocks and is never critical.
+ * {@link #errno(MemorySegment)}. Three data-path handles are {@code critical}: {@code post_recv},
+ * {@code poll_cq} and {@code req_notify_cq} are short, never block and never call back into Java.
+ * {@code post_send} is not: with the kernel's soft-RoCE (rxe) it is a system call in which the
+ * kernel sends the packets itself, and thread dumps taken seconds apart found a server thread still
+ * inside it while the link was down (the rxe guest's fault matrix); a critical call that stays in
+ * the kernel holds every other thread of the JVM at its next safepoint.
+ * {@code ibv_get_cq_event} blocks and is never critical.
  * Invoke every handle with {@code invokeExact} and the exact types of its descriptor
  * ({@code MemorySegment} for pointers, {@code byte} for {@code uint8_t}, {@code long} for
  * {@code size_t}). Thread-safe.
@@ -45,8 +50,8 @@ public final class Verbs {
     /** {@code int (*req_notify_cq)(struct ibv_cq *, int solicited_only)}. */
     public static final FunctionDescriptor REQ_NOTIFY_CQ_DESCRIPTOR = FunctionDescriptor.of(C_INT, C_POINTER, C_INT);
 
-    /** {@code (fn, qp, wr, badWr)int}: ops-table {@code post_send}; returns 0 or an errno value. Critical. */
-    public static final MethodHandle POST_SEND = critical(POST_SEND_DESCRIPTOR);
+    /** {@code (fn, qp, wr, badWr)int}: ops-table {@code post_send}; returns 0 or an errno value. Not critical: it may block. */
+    public static final MethodHandle POST_SEND = plain(POST_SEND_DESCRIPTOR);
     /** {@code (fn, qp, wr, badWr)int}: ops-table {@code post_recv}; returns 0 or an errno value. Critical. */
     public static final MethodHandle POST_RECV = critical(POST_RECV_DESCRIPTOR);
     /** {@code (fn, cq, int, wc)int}: ops-table {@code poll_cq}; returns a count or a negative value. Critical. */
@@ -120,6 +125,11 @@ public final class Verbs {
      */
     public static int errno(MemorySegment captureState) {
         return (int) ERRNO.get(captureState, 0L);
+    }
+
+    @SuppressWarnings("restricted")
+    private static MethodHandle plain(FunctionDescriptor descriptor) {
+        return Linker.nativeLinker().downcallHandle(descriptor);
     }
 
     @SuppressWarnings("restricted")

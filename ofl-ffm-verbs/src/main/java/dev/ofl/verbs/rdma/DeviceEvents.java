@@ -29,6 +29,8 @@ final class DeviceEvents implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DeviceEvents.class);
 
     private final Context context;
+    /** The one event buffer, used on the poller thread (taking an event allocates nothing). */
+    private final AsyncEvent event;
     private final Set<Link> links = ConcurrentHashMap.newKeySet();
     /** Null if the descriptor could not be watched: then only retries and liveness tell. */
     private final CompletionPoller.Registration registration;
@@ -37,6 +39,7 @@ final class DeviceEvents implements AutoCloseable {
 
     private DeviceEvents(Context context, CompletionPoller poller) {
         this.context = context;
+        this.event = context.asyncEvents();
         CompletionPoller.Registration watching = null;
         try {
             watching = poller.watch(context.asyncEventDescriptor(), this::onReadable);
@@ -75,23 +78,21 @@ final class DeviceEvents implements AutoCloseable {
     /** Takes every pending event; on the poller thread. */
     private boolean onReadable() {
         while (true) {
-            AsyncEvent event;
             try {
-                event = context.takeAsyncEvent();
+                if (!event.take()) {
+                    return true;
+                }
             } catch (VerbsException e) {
                 String reason = context.deviceName() + " failed: its event stream ended (" + e.getMessage() + ")";
                 breakAll(new ArrayList<>(links), reason, "event stream failed", 0);
                 failure = reason;
                 return false;
             }
-            if (event == null) {
-                return true;
-            }
-            dispatch(event);
+            dispatch();
         }
     }
 
-    private void dispatch(AsyncEvent event) {
+    private void dispatch() {
         List<Link> hit = new ArrayList<>();
         String reason = null;
         int port = event.isPortEvent() ? event.port() : 0;
@@ -173,5 +174,6 @@ final class DeviceEvents implements AutoCloseable {
         if (registration != null) {
             registration.close();
         }
+        event.close();
     }
 }

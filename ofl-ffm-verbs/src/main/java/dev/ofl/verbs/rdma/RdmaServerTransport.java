@@ -655,9 +655,16 @@ final class RdmaServerTransport implements ServerTransport {
         if (closing) {
             return "the server is closing (" + what + ")";
         }
-        if (status == ibv_wc_status.IBV_WC_RETRY_EXC_ERR || status == ibv_wc_status.IBV_WC_REM_ACCESS_ERR) {
+        if (status == ibv_wc_status.IBV_WC_REM_ACCESS_ERR) {
             return "a response write was not accepted (" + what + "): the client's queue pair is in error (it "
                     + "timed out, or is gone) or its region is no longer registered; nothing was placed";
+        }
+        if (status == ibv_wc_status.IBV_WC_RETRY_EXC_ERR) {
+            // Packets the client acknowledged before the retries ran out were placed: its call ends
+            // failed, and what landed in its ranges before that is not a response.
+            return "a response write was not accepted (" + what + "): the client's queue pair is in error (it "
+                    + "timed out, or is gone) or the link lost packets until the retries ran out; what the client "
+                    + "acknowledged before was placed, and its call ends failed";
         }
         String loss = peerLoss;
         return loss != null ? loss + " (" + what + ")" : "work completion failed: " + what;
