@@ -152,6 +152,12 @@ public final class Check implements Callable<Integer> {
     @Option(names = "--max-in-flight", paramLabel = "N", description = "See --max-request-bytes.")
     private Integer maxInFlight;
 
+    @Option(names = "--min-gbps", paramLabel = "G", defaultValue = "0",
+            description = "The bandwidth link.bandwidth must reach with the largest response the limits allow (at "
+                    + "most 64 MiB), in Gb/s, for example 40 for a 40 Gb/s direct link; default 0: the figure is "
+                    + "reported without a threshold.")
+    private double minGbps;
+
     @Option(names = "--checks", paramLabel = "WHICH", defaultValue = "all",
             description = "Default mode only: all, link (the link checks alone) or conformance (the suite alone); "
                     + "default: ${DEFAULT-VALUE}.")
@@ -226,6 +232,14 @@ public final class Check implements Callable<Integer> {
         }
         if (port < 1 || port > 65_535) {
             throw new ParameterException(spec.commandLine(), "--port must be 1-65535, got " + port);
+        }
+        if (!(minGbps >= 0) || Double.isInfinite(minGbps)) {
+            throw new ParameterException(spec.commandLine(), "--min-gbps must be a number of Gb/s, 0 or more, got "
+                    + minGbps);
+        }
+        if (mode.serve && minGbps > 0) {
+            throw new ParameterException(spec.commandLine(), "--min-gbps is for the side that runs the link checks "
+                    + "(the default mode or --connect), not --serve");
         }
         if (gidIndex != null && (gidIndex < 0 || gidIndex > 255)) {
             throw new ParameterException(spec.commandLine(), "--gid-index must be 0-255, got " + gidIndex);
@@ -381,7 +395,7 @@ public final class Check implements Callable<Integer> {
                 .properties(properties).connectTimeout(Duration.ofSeconds(10));
         Supplier<ClientConfig.Builder> client = key == null ? unauthenticated
                 : () -> unauthenticated.get().authenticationKey(keyIdValue, key);
-        LinkChecks checks = new LinkChecks(client, key == null ? null : unauthenticated, report);
+        LinkChecks checks = new LinkChecks(client, key == null ? null : unauthenticated, report, minGbps);
         if (mode.connect) {
             checks.run();
             return;

@@ -29,8 +29,17 @@ final class CheckService implements OflHandler {
     static final int OP_STALL = 5;
     /** Answer u64: how many stalled handlers have finished their late write attempt. */
     static final int OP_STALLS_FINISHED = 6;
+    /**
+     * Payload u32 length, u32 seed: answer {@code length} bytes of {@link #bulkByte} pattern, copied
+     * from a block made once, so that the server's time goes to the link rather than to making bytes.
+     */
+    static final int OP_BULK = 7;
     /** Bytes per row. */
     static final int ROW_BYTES = 256;
+    /** The period of the bulk pattern: a prime, so that a seed shifts every byte. */
+    private static final int BULK_PERIOD = 251;
+    /** The bulk pattern in pieces of this size, each from one copy. */
+    static final int BULK_PIECE = 1 << 20;
     /** What a stalled handler writes once its stall is over. */
     static final int STALL_RESPONSE_BYTES = 64 << 10;
     /** The longest stall a request may ask for. */
@@ -43,6 +52,8 @@ final class CheckService implements OflHandler {
     static final int BAD_OP = 0x0BAD;
 
     private final AtomicLong stallsFinished = new AtomicLong();
+    /** One period past a piece: a piece starts anywhere in the period. */
+    private static final MemorySegment BULK_BLOCK = bulkBlock();
 
     @Override
     public int handle(OflRequest request, OflResponse response) throws Exception {
@@ -62,6 +73,7 @@ final class CheckService implements OflHandler {
                 throw new IllegalStateException("handler failure asked for by an ofl check (op " + OP_FAIL + ")");
             }
             case OP_STALL -> stall(payload.get(U32, 0), response);
+            case OP_BULK -> bulk(Integer.toUnsignedLong(payload.get(U32, 0)), payload.get(U32, 4), response);
             case OP_STALLS_FINISHED -> {
                 MemorySegment count = MemorySegment.ofArray(new byte[8]);
                 count.set(U64, 0, stallsFinished.get());
@@ -84,6 +96,39 @@ final class CheckService implements OflHandler {
             response.commit(ROW_BYTES);
         }
         return 0;
+    }
+
+    private static int bulk(long length, int seed, OflResponse response) {
+        if (length > response.capacity()) {
+            return BAD_OP;
+        }
+        for (long at = 0; at < length; at += BULK_PIECE) {
+            response.write(bulkPiece(at, seed, Math.min(BULK_PIECE, length - at)));
+        }
+        return 0;
+    }
+
+    /** Bytes {@code at} to {@code at + length} of the bulk pattern for {@code seed}, as a view of the block. */
+    static MemorySegment bulkPiece(long at, int seed, long length) {
+        return BULK_BLOCK.asSlice(Math.floorMod(at + seed, BULK_PERIOD), length);
+    }
+
+    /** Byte {@code at} of the bulk pattern for {@code seed}; never 0xA5. */
+    static byte bulkByte(long at, int seed) {
+        return patternByte(Math.floorMod(at + seed, BULK_PERIOD));
+    }
+
+    private static byte patternByte(int k) {
+        byte b = (byte) (k * 7 + 1);
+        return b == LinkChecks.SENTINEL ? 0x5A : b;
+    }
+
+    private static MemorySegment bulkBlock() {
+        byte[] block = new byte[BULK_PIECE + BULK_PERIOD];
+        for (int i = 0; i < block.length; i++) {
+            block[i] = patternByte(i % BULK_PERIOD);
+        }
+        return MemorySegment.ofArray(block).asReadOnly();
     }
 
     private int stall(int ms, OflResponse response) throws InterruptedException {

@@ -1,5 +1,6 @@
 package dev.ofl.check;
 
+import static dev.ofl.check.CheckService.OP_BULK;
 import static dev.ofl.check.CheckService.OP_ECHO;
 import static dev.ofl.check.CheckService.OP_FAIL;
 import static dev.ofl.check.CheckService.OP_REFUSE;
@@ -38,8 +39,8 @@ import java.util.function.Supplier;
  * server (in this process, or {@code --serve} on the other host), each with its own connection and
  * each response byte checked, together with the bytes around its ranges. They mirror the original
  * library's link validation: echo, rows of the reference sizes, ranges, refusal, handler failure,
- * pipelining, the fatal timeout with no late write, reconnect with stable payload addresses, and
- * the bootstrap's refusals.
+ * pipelining, the fatal timeout with no late write, reconnect with stable payload addresses, the
+ * bootstrap's refusals, and the bandwidth of large responses against a threshold.
  *
  * <p>Not thread-safe; one run at a time.
  */
@@ -51,6 +52,10 @@ final class LinkChecks {
     /** The deadline the timeout check gives a handler that stalls for {@link #STALL_MS}. */
     private static final long SHORT_TIMEOUT_NS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final int STALL_MS = 500;
+    /** The bandwidth check's response size at most: the negotiated maximum below it. */
+    private static final long BULK_MAX_BYTES = 64L << 20;
+    /** The bandwidth check's calls: the best one stands for the link's capacity. */
+    private static final int BULK_CALLS = 8;
 
     /** A check's body: returns what it saw, or throws {@link CheckFailure} (or anything) on failure. */
     @FunctionalInterface
@@ -72,6 +77,8 @@ final class LinkChecks {
     private final Supplier<ClientConfig.Builder> unauthenticated;
     private final ClientConfig config;
     private final Consumer<CheckResult> report;
+    /** The bandwidth a large response must reach, in Gb/s; 0 for none (the figure is only reported). */
+    private final double minGbps;
     private final List<CheckResult> results = new ArrayList<>();
 
     /**
@@ -80,13 +87,16 @@ final class LinkChecks {
      * @param unauthenticated the same settings without the key, if {@code settings} carries one the
      *     server must require (adds the check that a client without it is refused); else null
      * @param report called with each result as it is known
+     * @param minGbps the bandwidth {@code link.bandwidth} must reach with a large response, in Gb/s;
+     *     0 reports the figure without a threshold
      */
     LinkChecks(Supplier<ClientConfig.Builder> settings, Supplier<ClientConfig.Builder> unauthenticated,
-            Consumer<CheckResult> report) {
+            Consumer<CheckResult> report, double minGbps) {
         this.settings = settings;
         this.unauthenticated = unauthenticated;
         this.config = settings.get().build();
         this.report = report;
+        this.minGbps = minGbps;
     }
 
     /**
@@ -109,7 +119,8 @@ final class LinkChecks {
                 new Object[] {"link.timeout-is-fatal-and-nothing-lands-late", (Body) this::timeout},
                 new Object[] {"link.reconnect-keeps-payload-address", (Body) this::reconnect},
                 new Object[] {"link.wrong-service-refused", (Body) this::wrongService},
-                new Object[] {"link.limits-beyond-server-refused", (Body) this::limitsBeyond}));
+                new Object[] {"link.limits-beyond-server-refused", (Body) this::limitsBeyond},
+                new Object[] {"link.bandwidth", (Body) this::bandwidth}));
         if (unauthenticated != null) {
             rest.add(new Object[] {"link.unauthenticated-refused", (Body) this::unauthenticatedRefused});
         }
@@ -414,6 +425,58 @@ final class LinkChecks {
             expect(e.code() == RefusalCode.LIMITS_EXCEEDED, "refused with " + e.code() + ", expected "
                     + RefusalCode.LIMITS_EXCEEDED + ": " + e.getMessage());
             return "maxInFlight " + Limits.MAX_IN_FLIGHT + " refused with LIMITS_EXCEEDED";
+        }
+    }
+
+    /**
+     * {@link #BULK_CALLS} responses of the largest size the limits allow (at most 64 MiB), one at a
+     * time, each byte checked after its call: the best call's rate stands for the link's capacity
+     * (a link that trained at a lower speed cannot beat it; a busy host only makes calls slower).
+     */
+    private String bandwidth() throws CheckFailure {
+        try (Arena arena = Arena.ofShared(); OflClient client = Ofl.connect(config)) {
+            long length = Math.min(BULK_MAX_BYTES, client.limits().maxResponseBytes());
+            MemorySegment memory = sentinelFilled(arena, length + 64);
+            Region region = client.registerRegion(memory);
+            Completion completion = new Completion();
+            double[] gbps = new double[BULK_CALLS];
+            for (int call = 0; call < BULK_CALLS; call++) {
+                int seed = 17 * call + 3;
+                client.requestPayload().set(U32, 0, (int) length);
+                client.requestPayload().set(U32, 4, seed);
+                long startNs = System.nanoTime();
+                int status = client.call(OP_BULK, 0, 8, new ResponseRanges().add(region, 0, length), CALL_TIMEOUT_NS,
+                        completion);
+                long tookNs = System.nanoTime() - startNs;
+                expectStatus(OflStatus.OK, status, completion, "a " + length + "-byte response");
+                expect(completion.responseLength() == length, "a " + length + "-byte response came back as "
+                        + completion.responseLength() + " bytes");
+                for (long at = 0; at < length; at += CheckService.BULK_PIECE) {
+                    long piece = Math.min(CheckService.BULK_PIECE, length - at);
+                    long mismatch = MemorySegment.mismatch(memory, at, at + piece,
+                            CheckService.bulkPiece(at, seed, piece), 0, piece);
+                    if (mismatch >= 0) {
+                        throw new CheckFailure("call " + call + ": byte " + (at + mismatch) + " is "
+                                + memory.get(ValueLayout.JAVA_BYTE, at + mismatch) + ", expected "
+                                + CheckService.bulkByte(at + mismatch, seed));
+                    }
+                }
+                expectSentinel(memory, length, 64, "after the response");
+                gbps[call] = length * 8.0 / tookNs;
+            }
+            double[] sorted = gbps.clone();
+            java.util.Arrays.sort(sorted);
+            double best = sorted[BULK_CALLS - 1];
+            double median = (sorted[BULK_CALLS / 2 - 1] + sorted[BULK_CALLS / 2]) / 2;
+            String figures = String.format(java.util.Locale.ROOT, "%d responses of %d B: best %.2f Gb/s, median %.2f "
+                    + "Gb/s, every byte checked", BULK_CALLS, length, best, median);
+            if (minGbps > 0) {
+                expect(best >= minGbps, figures + "; the best is below --min-gbps " + minGbps
+                        + ": the link is slower than it should be (a port that trained at a lower speed, a degraded "
+                        + "cable or slot, a busy host)");
+                return figures + ", at least --min-gbps " + minGbps;
+            }
+            return figures + " (no --min-gbps threshold)";
         }
     }
 

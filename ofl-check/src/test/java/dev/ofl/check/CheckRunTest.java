@@ -25,7 +25,7 @@ class CheckRunTest {
             "link.rows-288", "link.rows-4096-in-16-ranges", "link.rows-49152", "link.refusal-leaves-connection-usable",
             "link.handler-failure-leaves-connection-usable", "link.pipelined-in-flight",
             "link.timeout-is-fatal-and-nothing-lands-late", "link.reconnect-keeps-payload-address",
-            "link.wrong-service-refused", "link.limits-beyond-server-refused");
+            "link.wrong-service-refused", "link.limits-beyond-server-refused", "link.bandwidth");
 
     @Test
     void tcpLinkChecksPassWithOneLineEachAndASummary() {
@@ -86,6 +86,31 @@ class CheckRunTest {
         assertEquals(Check.PASSED, run.exitStatus(), run::toString);
         assertTrue(run.line("link.connect").contains(" over rdma"), run::toString);
         assertTrue(run.out().strip().endsWith((1 + LINK_CHECKS.size()) + " passed, 0 failed"), run::toString);
+    }
+
+    /**
+     * {@code --min-gbps}: a threshold no link here reaches fails {@code link.bandwidth} alone, with
+     * the figures and the threshold; one every link reaches passes it; a negative one is a usage error.
+     */
+    @Test
+    void aBandwidthBelowMinGbpsFailsTheBandwidthCheckAlone() {
+        CheckRun slow = CheckRun.of("--backend", "tcp", "--ip", "127.0.0.1", "--port",
+                Integer.toString(CheckRun.freePort()), "--checks", "link", "--min-gbps", "100000");
+        assertEquals(Check.FAILED, slow.exitStatus(), slow::toString);
+        String line = slow.line("link.bandwidth");
+        assertTrue(line.startsWith("FAIL link.bandwidth: 8 responses of ") && line.contains("every byte checked")
+                && line.contains("below --min-gbps 100000.0"), slow::toString);
+        assertTrue(slow.out().strip().endsWith(LINK_CHECKS.size() + " passed, 1 failed"), slow::toString);
+
+        CheckRun fast = CheckRun.of("--backend", "tcp", "--ip", "127.0.0.1", "--port",
+                Integer.toString(CheckRun.freePort()), "--checks", "link", "--min-gbps", "0.001");
+        assertEquals(Check.PASSED, fast.exitStatus(), fast::toString);
+        assertTrue(fast.line("link.bandwidth").contains("at least --min-gbps 0.001"), fast::toString);
+
+        CheckRun negative = CheckRun.of("--backend", "tcp", "--ip", "127.0.0.1", "--port",
+                Integer.toString(CheckRun.freePort()), "--min-gbps", "-1");
+        assertEquals(64, negative.exitStatus(), negative::toString);
+        assertTrue(negative.err().contains("--min-gbps must be a number of Gb/s, 0 or more"), negative::toString);
     }
 
     @Test
