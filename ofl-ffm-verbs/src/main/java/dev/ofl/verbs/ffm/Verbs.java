@@ -26,9 +26,9 @@ import static dev.ofl.verbs.ffm.VerbsTypes.C_POINTER;
  * {@link #errno(MemorySegment)}. Three data-path handles are {@code critical}: {@code post_recv},
  * {@code poll_cq} and {@code req_notify_cq} are short, never block and never call back into Java.
  * {@code post_send} is not: with the kernel's soft-RoCE (rxe) it is a system call in which the
- * kernel sends the packets itself, and thread dumps taken seconds apart found a server thread still
- * inside it while the link was down (the rxe guest's fault matrix); a critical call that stays in
- * the kernel holds every other thread of the JVM at its next safepoint.
+ * kernel sends the packets itself, and with the link down the kernel was seen to spin in it for more
+ * than 20 s (a "soft lockup" in the rxe guest's fault matrix); a critical call that stays in the
+ * kernel holds every other thread of the JVM at its next safepoint.
  * {@code ibv_get_cq_event} blocks and is never critical.
  * Invoke every handle with {@code invokeExact} and the exact types of its descriptor
  * ({@code MemorySegment} for pointers, {@code byte} for {@code uint8_t}, {@code long} for
