@@ -21,9 +21,7 @@ import dev.ofl.conformance.Conditions;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.net.InetSocketAddress;
@@ -281,14 +279,9 @@ class RdmaPortEventsTest {
             }
         }
 
-        @SuppressWarnings("restricted")
         static MethodHandle hook(String name, FunctionDescriptor descriptor) {
-            SymbolLookup lookup = SymbolLookup.libraryLookup(Path.of(dev.ofl.verbs.VerbsLibrary.configuredLibrary()),
-                    Arena.global());
-            MemorySegment symbol = lookup.find(name).orElseThrow(() -> new AssertionError("this test takes the port "
-                    + "down with softverbs' " + name + " (or the commands " + DOWN + " and " + UP + " give); "
-                    + dev.ofl.verbs.VerbsLibrary.configuredLibrary() + " has no such hook"));
-            return Linker.nativeLinker().downcallHandle(symbol, descriptor);
+            return SoftverbsHooks.find(name, descriptor, "this test takes the port down with softverbs' hooks (or "
+                    + "the commands " + DOWN + " and " + UP + " give)");
         }
     }
 }

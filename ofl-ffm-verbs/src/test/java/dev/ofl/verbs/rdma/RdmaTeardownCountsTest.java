@@ -18,19 +18,15 @@ import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
 import dev.ofl.api.spi.ServerMemory;
 import dev.ofl.conformance.Conditions;
-import dev.ofl.verbs.VerbsLibrary;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -292,13 +288,10 @@ class RdmaTeardownCountsTest {
         return true;
     }
 
-    @SuppressWarnings("restricted")
     private static MethodHandle liveObjects() {
-        SymbolLookup lookup = SymbolLookup.libraryLookup(Path.of(VerbsLibrary.configuredLibrary()), Arena.global());
-        MemorySegment symbol = lookup.find("softverbs_live_objects").orElseThrow(() -> new AssertionError(
-                "this test counts softverbs' objects; " + VerbsLibrary.configuredLibrary() + " is not softverbs"));
-        return Linker.nativeLinker().downcallHandle(symbol,
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+        return SoftverbsHooks.find("softverbs_live_objects",
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT),
+                "this test counts softverbs' objects");
     }
 
     private static long[] counts(MethodHandle live) throws Throwable {
