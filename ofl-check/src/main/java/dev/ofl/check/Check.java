@@ -180,7 +180,7 @@ public final class Check implements Callable<Integer> {
     /** The mutually exclusive split modes. */
     static final class Mode {
         @Option(names = "--serve", description = "Only serve the link checks on --ip:--port until stopped "
-                + "(SIGTERM or Ctrl-C drain and stop it).")
+                + "(SIGTERM or Ctrl-C drain and stop it); logs each handshake it drops or refuses on standard error.")
         boolean serve;
 
         @Option(names = "--connect", description = "Only run the link checks against a --serve on --ip:--port.")
@@ -202,6 +202,11 @@ public final class Check implements Callable<Integer> {
         boolean verbose = List.of(args).contains("--verbose");
         // Before the first logger exists: ofl's servers log each refusal the checks provoke at WARN.
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "info" : "error");
+        if (List.of(args).contains("--serve")) {
+            // A serving end shows every handshake it dropped or refused: a client that sees only
+            // "peer closed the connection" learns why from here.
+            System.setProperty("org.slf4j.simpleLogger.log.dev.ofl.api.spi.BootstrapServer", "info");
+        }
         System.exit(commandLine().execute(args));
     }
 

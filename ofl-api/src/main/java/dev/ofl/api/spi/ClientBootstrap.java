@@ -12,9 +12,12 @@ import dev.ofl.api.wire.MessageHeader;
 import dev.ofl.api.wire.PeerText;
 import dev.ofl.api.wire.ProtocolException;
 import dev.ofl.api.wire.PskExchange;
+import java.io.EOFException;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
+import java.nio.channels.DatagramChannel;
 import java.nio.channels.SocketChannel;
 import java.security.MessageDigest;
 import java.util.concurrent.TimeUnit;
@@ -31,6 +34,26 @@ public final class ClientBootstrap {
     }
 
     /**
+     * The local address the bootstrap connection leaves from: the configured one, else the one
+     * the host's routing chooses for the server, found with a connected datagram socket (which
+     * sends nothing). A transport that must build its endpoint for that address (an RDMA device
+     * and GID) does so before {@link #open(ClientConfig, InetAddress)}.
+     *
+     * @param config the client's settings
+     * @return the address to connect from
+     * @throws IOException if no route leads to the server
+     */
+    public static InetAddress sourceAddress(ClientConfig config) throws IOException {
+        if (config.localAddress() != null) {
+            return config.localAddress();
+        }
+        try (DatagramChannel probe = SocketFamily.datagram(config.server().getAddress())) {
+            probe.connect(config.server());
+            return ((InetSocketAddress) probe.getLocalAddress()).getAddress();
+        }
+    }
+
+    /**
      * Opens the bootstrap connection: a socket of the server address's family, TCP_NODELAY,
      * keep-alive, large socket buffers, bound to the configured local address if any, connected
      * within the connect timeout.
@@ -40,14 +63,29 @@ public final class ClientBootstrap {
      * @throws IOException if the connection cannot be made
      */
     public static SocketChannel open(ClientConfig config) throws IOException {
-        SocketChannel channel = SocketFamily.connecting(config.server().getAddress(), config.localAddress());
+        return open(config, config.localAddress());
+    }
+
+    /**
+     * Opens the bootstrap connection from {@code local}, as {@link #open(ClientConfig)} does from
+     * the configured local address: for a transport that prepared its endpoint for the address
+     * {@link #sourceAddress(ClientConfig)} named before connecting, so that its HELLO can follow
+     * the connect at once (a server drops a handshake whose HELLO is late, docs/PROTOCOL.md 3.4).
+     *
+     * @param config the client's settings
+     * @param local the address to connect from, or {@code null} for the one routing chooses
+     * @return a connected channel in blocking mode
+     * @throws IOException if the connection cannot be made
+     */
+    public static SocketChannel open(ClientConfig config, InetAddress local) throws IOException {
+        SocketChannel channel = SocketFamily.connecting(config.server().getAddress(), local);
         try {
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
             channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
             channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER_BYTES);
             channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER_BYTES);
-            if (config.localAddress() != null) {
-                channel.bind(new InetSocketAddress(config.localAddress(), 0));
+            if (local != null) {
+                channel.bind(new InetSocketAddress(local, 0));
             }
             // Saturated: Socket.connect takes an int of milliseconds (about 24.8 days at most).
             channel.socket().connect(config.server(),
@@ -170,7 +208,17 @@ public final class ClientBootstrap {
     /** Reads a frame that is a WELCOME or the other expected type; a foreign version fails here. */
     private static byte[] readFrame(SocketChannel channel, InetSocketAddress server, long deadlineNs, NanoClock clock,
             int otherType) throws IOException {
-        byte[] frame = BootstrapIo.readFully(channel, Bootstrap.FRAME_LENGTH, deadlineNs, clock);
+        byte[] frame;
+        try {
+            frame = BootstrapIo.readFully(channel, Bootstrap.FRAME_LENGTH, deadlineNs, clock);
+        } catch (EOFException e) {
+            // Not a word: the server dropped the handshake, and only its log says why.
+            EOFException named = new EOFException(e.getMessage() + "; the server closed it without answering the HELLO,"
+                    + " as it does when the HELLO arrives after its bootstrap timeout (ServerConfig.bootstrapTimeout,"
+                    + " counted from its accept) or when it is shutting down; its log names which");
+            named.initCause(e);
+            throw named;
+        }
         try {
             Bootstrap.Frame decoded = Bootstrap.decodeFrame(frame, Bootstrap.WELCOME, otherType);
             if (decoded.version() != MessageHeader.VERSION) {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.StandardProtocolFamily;
+import java.nio.channels.DatagramChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 
@@ -26,6 +27,11 @@ final class SocketFamily {
         return ipv4(remote) && (local == null || ipv4(local))
                 ? SocketChannel.open(StandardProtocolFamily.INET)
                 : SocketChannel.open();
+    }
+
+    /** A datagram socket of {@code remote}'s family, for finding the route's source address. */
+    static DatagramChannel datagram(InetAddress remote) throws IOException {
+        return ipv4(remote) ? DatagramChannel.open(StandardProtocolFamily.INET) : DatagramChannel.open();
     }
 
     /** A listening socket for {@code bind}, an explicit (not wildcard) address. */

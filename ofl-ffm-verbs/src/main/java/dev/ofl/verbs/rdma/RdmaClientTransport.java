@@ -129,8 +129,10 @@ final class RdmaClientTransport implements ClientTransport {
         SocketChannel channel = null;
         Link created = null;
         try {
-            channel = ClientBootstrap.open(config);
-            InetAddress local = ((InetSocketAddress) channel.getLocalAddress()).getAddress();
+            // Everything the HELLO describes is made before the TCP connect, on the device of the
+            // address the connection will leave from: the server's bootstrap timeout runs from its
+            // accept, and this set-up takes seconds on a slow host (docs/PROTOCOL.md 3.3).
+            InetAddress local = ClientBootstrap.sourceAddress(config);
             GidEntry gid = null;
             if (device != null && device.failure() != null) {
                 // A device that failed is opened afresh, as after the driver's recovery.
@@ -180,6 +182,7 @@ final class RdmaClientTransport implements ClientTransport {
                             + Errno.describe(rc));
                 }
             }
+            channel = ClientBootstrap.open(config, local);
             Bootstrap.Endpoint hello = created.endpoint(new Bootstrap.Endpoint(RefusalCode.ACCEPTED,
                     TransportKind.RDMA, config.serviceName(), limits, 0, 0, null, 0, 0, 0, "", PayloadRead.offer()),
                     ring.address(), ringMr.rkey());

@@ -17,6 +17,7 @@ import dev.ofl.api.ResponseRanges;
 import dev.ofl.api.ServerConfig;
 import dev.ofl.api.WaitMode;
 import dev.ofl.api.spi.ServerMemory;
+import dev.ofl.api.wire.Bootstrap;
 import dev.ofl.conformance.Conditions;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -25,12 +26,15 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -216,6 +220,51 @@ class RdmaTeardownCountsTest {
     }
 
     /**
+     * A connect makes its queue pair, registrations and receives before it opens its bootstrap
+     * connection, so the HELLO follows the connect at once: a server's bootstrap timeout runs from
+     * its accept, and on a slow host the set-up after the connect once took longer than the
+     * default 2 s, so servers dropped honest clients without a word. At the accept the client's
+     * queue pair is therefore alive already (the census counts it), and the HELLO is there to read.
+     * A server that then closes without answering is named as one that may have dropped a late
+     * HELLO.
+     */
+    @Test
+    void aConnectMakesItsQueuePairBeforeItsBootstrapConnectionAndSendsItsHelloAtOnce() throws Throwable {
+        MethodHandle live = liveObjects();
+        int qp = Arrays.asList(KINDS).indexOf("QP");
+        try (ServerSocketChannel listener = ServerSocketChannel.open()) {
+            listener.bind(new InetSocketAddress("127.0.0.1", 0));
+            ClientConfig config = ClientConfig.builder().backend(RdmaBackend.NAME)
+                    .server((InetSocketAddress) listener.getLocalAddress()).serviceName("order")
+                    .connectTimeout(Duration.ofSeconds(60)).build();
+            long before = counts(live)[qp];
+            CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+            Thread.ofPlatform().name("order-client").start(() -> {
+                try {
+                    Ofl.connect(config).close();
+                    outcome.complete(null);
+                } catch (Throwable t) {
+                    outcome.complete(t);
+                }
+            });
+            try (SocketChannel accepted = listener.accept()) {
+                long atAccept = counts(live)[qp];
+                assertTrue(atAccept > before, "the client's queue pair exists when its bootstrap connection is"
+                        + " accepted (QPs alive before the connect: " + before + ", at the accept: " + atAccept + ")");
+                ByteBuffer frame = readFully(accepted, Bootstrap.FRAME_LENGTH);
+                Bootstrap.Frame hello = Bootstrap.decodeFrame(frame.array(), Bootstrap.HELLO);
+                assertEquals(Bootstrap.HELLO, hello.type(), "the first frame on the connection");
+                // The whole HELLO is read, so that the close is a FIN rather than a reset.
+                readFully(accepted, hello.bodyLength());
+            }
+            Throwable failure = outcome.get(60, TimeUnit.SECONDS);
+            assertTrue(failure instanceof OflConnectionException, "a server that closes unanswered fails the connect: "
+                    + failure);
+            assertTrue(failure.getMessage().contains("without answering the HELLO"), failure.getMessage());
+        }
+    }
+
+    /**
      * A reconnect that is refused gives back what the attempt made while the client lives on:
      * its device stays open, so a queue pair, queue, completion channel or registration the
      * attempt left behind would stay alive (after a failed first connect the device is closed and
@@ -263,6 +312,14 @@ class RdmaTeardownCountsTest {
         for (SocketChannel accepted; (accepted = silent.accept()) != null; ) {
             accepted.close();
         }
+    }
+
+    private static ByteBuffer readFully(SocketChannel channel, int length) throws IOException {
+        ByteBuffer bytes = ByteBuffer.allocate(length);
+        while (bytes.hasRemaining()) {
+            assertTrue(channel.read(bytes) >= 0, "the client closed before sending " + length + " bytes");
+        }
+        return bytes;
     }
 
     /**
