@@ -166,6 +166,11 @@ public final class BenchClient implements Callable<Integer> {
     @Option(names = "--timeout-ms", paramLabel = "MS", description = "Deadline of each request (default: ${DEFAULT-VALUE}).")
     long timeoutMs = 10_000;
 
+    @Option(names = "--connect-timeout-ms", paramLabel = "MS",
+            description = "Bound of each connect, bootstrap included (default: ${DEFAULT-VALUE}); a server's first"
+                    + " connection registers its staging pool, which takes longer on a slow or emulated host.")
+    long connectTimeoutMs = 5_000;
+
     @Option(names = "--max-block-p50-us", paramLabel = "US",
             description = "Fail (exit 1) if any block's p50 exceeds this many microseconds: a guard for a whole"
                     + " block stuck in a slow mode, such as the 1 ms mode blocking RDMA peers once had on softverbs.")
@@ -248,9 +253,10 @@ public final class BenchClient implements Callable<Integer> {
         int n = iterations != null ? iterations : e == null ? 1000 : e.iterations;
         long cadenceNs = cadence != null ? parseDuration(cadence) : e == null ? 0
                 : TimeUnit.MILLISECONDS.toNanos(e.cadenceMs);
-        if (r < 1 || n < 1 || warmup < 0 || warmupMs < 0 || warmupJitQuietMs < 0 || timeoutMs < 1) {
+        if (r < 1 || n < 1 || warmup < 0 || warmupMs < 0 || warmupJitQuietMs < 0 || timeoutMs < 1
+                || connectTimeoutMs < 1) {
             throw new IllegalArgumentException("--repeats and --iterations must be at least 1, --warmup,"
-                    + " --warmup-ms and --warmup-jit-quiet-ms at least 0, --timeout-ms at least 1");
+                    + " --warmup-ms and --warmup-jit-quiet-ms at least 0, --timeout-ms and --connect-timeout-ms at least 1");
         }
         if (cadenceNs < 0) {
             throw new IllegalArgumentException("--cadence must be 0 (a burst) or positive, was " + cadence);
@@ -349,7 +355,7 @@ public final class BenchClient implements Callable<Integer> {
         }
         LinkRunner.Settings settings = new LinkRunner.Settings(port, warmup, TimeUnit.MILLISECONDS.toNanos(warmupMs),
                 plan.iterations(), plan.cadenceNs(), TimeUnit.MILLISECONDS.toNanos(timeoutMs),
-                TimeUnit.MILLISECONDS.toNanos(warmupJitQuietMs), properties);
+                TimeUnit.MILLISECONDS.toNanos(warmupJitQuietMs), Duration.ofMillis(connectTimeoutMs), properties);
         Progress progress = new Progress(log, blocks.size() * plan.servers().size());
         log.printf(Locale.ROOT, "ofl-bench: %d links x %d blocks (%d cases x %d variants x %d ABBA rounds x 2),"
                 + " at least %d warm-up + %d measured requests each%s%n", plan.servers().size(), blocks.size(),

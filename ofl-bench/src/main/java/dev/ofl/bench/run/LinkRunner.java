@@ -17,6 +17,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -61,7 +62,7 @@ final class LinkRunner {
 
     /** Run-wide settings shared by every link. */
     record Settings(int port, int warmups, long warmupMinNs, int iterations, long cadenceNs, long timeoutNs,
-            long jitQuietNs, Map<String, String> properties) {
+            long jitQuietNs, Duration connectTimeout, Map<String, String> properties) {
     }
 
     /** The longest a block waits for the JIT to fall quiet ({@link Settings#jitQuietNs()}). */
@@ -196,6 +197,7 @@ final class LinkRunner {
                     .serviceName(BenchServer.SERVICE)
                     .limits(new Limits((int) maxRequestBytes, (int) maxResponseBytes, 1, 1))
                     .waitMode(v.waitMode())
+                    .connectTimeout(settings.connectTimeout())
                     .properties(BenchServer.ofBackend(settings.properties(), v.backend()))
                     .build());
             if (client.limits().maxRequestBytes() < maxRequestBytes) {
