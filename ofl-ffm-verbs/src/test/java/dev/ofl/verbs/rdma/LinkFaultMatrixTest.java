@@ -51,7 +51,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * reconnect if the connection broke); the server's connections go back to none. Recorded per row,
  * printed as one table and written as JSON ({@value #REPORT}): requests, OK, TIMED_OUT, other
  * breaks, partial and late bytes, how late {@code await} returned past its deadline at most, and
- * the time to the first OK once the fault was cleared. An {@code await} that overruns its
+ * the time to the first OK once the fault was cleared. Where {@value #RESOURCES} names a command
+ * that prints the kernel's verbs objects, they are back to what they were before the row once both
+ * ends are closed. An {@code await} that overruns its
  * deadline by more than 5 s has every thread's stack printed.
  *
  * <p>Runs where {@value #NETDEVS} names the two netdevs of the link (client's end first) and
@@ -67,6 +69,8 @@ class LinkFaultMatrixTest {
     static final String PEER = "ofl.test.faults.clientAddress";
     static final String REPORT = "ofl.test.faults.report";
     static final String LINK_UP = "ofl.test.faults.linkUp";
+    /** A command that prints the kernel's count of verbs objects per device ({@code rdma resource show}). */
+    static final String RESOURCES = "ofl.test.faults.resources";
     private static final String SERVICE = "link-faults";
     private static final int RESPONSE = 16 * 1024;
     private static final int IN_FLIGHT = 4;
@@ -106,6 +110,7 @@ class LinkFaultMatrixTest {
         String[] netdevs = System.getProperty(NETDEVS).split(",");
         InetAddress clientAddress = InetAddress.getByName(System.getProperty(PEER));
         long deadlineNs = TestEnvironment.nanos(1) * 3 / 10;
+        String resourcesBefore = resources();
         try (OflServer server = Ofl.serve(ServerConfig.builder().backend(backend)
                 .bind(new InetSocketAddress(TestEnvironment.address(), 0)).serviceName(SERVICE).limits(LIMITS)
                 .waitMode(mode).bootstrapTimeout(TestEnvironment.duration(10))
@@ -141,6 +146,29 @@ class LinkFaultMatrixTest {
             record(fault, backend, mode, outcome);
             assertEquals(outcome.ok, outcome.exact, "OK responses that were not byte-exact");
             assertEquals(0, outcome.lateBytes, "bytes that landed after their request's outcome");
+        }
+        // Once both ends are closed, every queue pair, registration, queue, protection domain and
+        // context the row made is gone from the kernel too, whatever the fault did to them.
+        try {
+            Conditions.await(() -> resources().equals(resourcesBefore), "the kernel's verbs objects to be as before");
+        } catch (AssertionError e) {
+            assertEquals(resourcesBefore, resources(), "the kernel's verbs objects after the row");
+        }
+    }
+
+    /** The kernel's verbs objects per device, as the {@value #RESOURCES} command prints them. */
+    private static String resources() {
+        String command = System.getProperty(RESOURCES);
+        if (command == null) {
+            return "";
+        }
+        try {
+            return sh(command).strip();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
         }
     }
 
@@ -366,11 +394,12 @@ class LinkFaultMatrixTest {
         }
     }
 
-    private static void sh(String command) throws IOException, InterruptedException {
+    private static String sh(String command) throws IOException, InterruptedException {
         Process process = new ProcessBuilder(command.split(" ")).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes());
         assertTrue(process.waitFor(TestEnvironment.seconds(60), TimeUnit.SECONDS), command + " did not end");
         assertEquals(0, process.exitValue(), command + " failed: " + output);
+        return output;
     }
 
     private static void sleep(long ms) {
