@@ -21,35 +21,8 @@ softverbs="$REPO/ofl-softverbs/target/lib/libibverbs.so.1"
 a=10.55.0.1
 b=10.55.0.2
 
-say() { echo "rxe-guest: $*"; }
-now() { cut -d' ' -f1 /proc/uptime; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
-want() { [ -z "$STAGES" ] || [[ " $STAGES " == *" $1 "* ]]; }
-
-# run_stage NAME FUNCTION...: the function sets PASSED and FAILED; its output goes to NAME.log.
-run_stage() {
-    local name="$1"
-    shift
-    want "$name" || return 0
-    local t0
-    t0="$(now)"
-    PASSED=0
-    FAILED=0
-    "$@" > "$out/$name.log" 2>&1
-    local seconds
-    seconds="$(since "$t0")"
-    echo "$name $PASSED $FAILED $seconds" >> "$out/results"
-    say "$name: $PASSED passed, $FAILED failed ($seconds s)"
-    # A stage that counts named checks lists them, one line each.
-    if [ -f "$out/$name.tests" ]; then
-        while IFS= read -r line; do say "  $line"; done < "$out/$name.tests"
-    fi
-    if [ "$FAILED" -ne 0 ]; then
-        say "---- last lines of $name.log ----"
-        tail -n 80 "$out/$name.log"
-        say "---- end of $name.log ----"
-    fi
-}
+# shellcheck source=common.sh
+. "$REPO/tools/rxe-guest/common.sh"
 
 # gid_index DEVICE ADDRESS, and the renumbering RdmaGidDriftTest runs.
 # shellcheck source=gid.sh
@@ -86,13 +59,7 @@ setup() {
     ip rule add pref 1000 lookup local &&
     ip rule del pref 0 lookup local || return 1
     echo "links and routes set up at $(now) s"
-    local deadline=$(( $(date +%s) + 60 ))
-    until gid_index rxe0 "$a" > /dev/null && gid_index rxe1 "$b" > /dev/null \
-        && grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state \
-        && grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state; do
-        [ "$(date +%s)" -lt "$deadline" ] || { echo "rxe0/rxe1 did not become active with their RoCE v2 GIDs in 60 s"; return 1; }
-        sleep 0.2
-    done
+    await_gids 60 rxe0 "$a" rxe1 "$b" || { echo "rxe0/rxe1 did not become active with their RoCE v2 GIDs in 60 s"; return 1; }
     echo "GIDs active at $(now) s"
     rdma link show
     ip -4 addr show
@@ -112,15 +79,6 @@ stage_devinfo() {
             echo "FAIL: $device is not active or has no RoCE v2 GID ::ffff:$address"
             FAILED=$((FAILED + 1))
         fi
-    done
-}
-
-# Waits (bounded) until something listens on TCP PORT.
-await_listener() {
-    local deadline=$(( $(date +%s) + $1 )) port="$2"
-    until [ -n "$(ss -Hltn "sport = :$port")" ]; do
-        [ "$(date +%s)" -lt "$deadline" ] || return 1
-        sleep 0.2
     done
 }
 
@@ -278,6 +236,7 @@ stage_java() {
         -Dofl.test.faults.clientAddress="$b" \
         -Dofl.test.faults.linkUp="/bin/bash $REPO/tools/rxe-guest/link.sh up $a $b" \
         -Dofl.test.faults.report="$out/faults.json" \
+        -Dofl.test.faults.resources="rdma resource show" \
         -cp "$(test_classpath)" \
         org.junit.platform.console.ConsoleLauncher execute \
         --disable-banner --disable-ansi-colors --details=tree --fail-if-no-tests --exclude-tag softverbs-limits --exclude-tag softverbs-hooks \

@@ -10,6 +10,8 @@
 set -u
 # shellcheck source=gid.sh
 . "$(dirname "$0")/gid.sh"
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
 
 case "${1:-}" in
 down)
@@ -21,13 +23,7 @@ up)
     ip link set veth1 up &&
     ip route replace "$b/32" dev veth0 src "$a" table 100 &&
     ip route replace "$a/32" dev veth1 src "$b" table 101 || exit 1
-    deadline=$(( $(date +%s) + 60 ))
-    until gid_index rxe0 "$a" > /dev/null && gid_index rxe1 "$b" > /dev/null \
-        && grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state \
-        && grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state; do
-        [ "$(date +%s)" -lt "$deadline" ] || { echo "link.sh: rxe0/rxe1 not active with their GIDs in 60 s" >&2; exit 1; }
-        sleep 0.2
-    done
+    await_gids 60 rxe0 "$a" rxe1 "$b" || { echo "link.sh: rxe0/rxe1 not active with their GIDs in 60 s" >&2; exit 1; }
     ;;
 *)
     echo "usage: link.sh down [NETDEV] | up A B" >&2

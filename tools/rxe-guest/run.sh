@@ -28,69 +28,9 @@ out="$work/out"
 test_classpath="$repo/ofl-ffm-verbs/target/test-classpath.txt"
 [ -f "$test_classpath" ] || die "missing $test_classpath; run ./ofl test-rxe, which builds it"
 
-# The modules the guest needs; their dependencies come from modules.dep. rdma_rxe asks the crypto
-# API for "crc32" (its ICRC) when a device is added, a soft dependency modules.dep does not name,
-# and the guest has no modprobe that could load it on demand.
-modules=(virtio_pci 9pnet_virtio 9p crc32_generic rdma_rxe veth sch_netem)
-
-# ---- kernel: a Debian package, unpacked once per version -------------------------------------
-kernel_package="${OFL_RXE_KERNEL_PACKAGE:-}"
-if [ -z "$kernel_package" ]; then
-    kernel_package="$(apt-cache depends linux-image-amd64 2>/dev/null \
-        | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' | head -n1)"
-    [ -n "$kernel_package" ] \
-        || die "apt-cache depends linux-image-amd64 names no kernel package; run apt-get update or set OFL_RXE_KERNEL_PACKAGE"
-fi
-kernel_version="${kernel_package#linux-image-}"
-kdir="$cache/$kernel_version"
-if [ ! -f "$kdir/initramfs.cpio.gz" ] || [ "$here/init" -nt "$kdir/initramfs.cpio.gz" ] \
-    || [ "$here/run.sh" -nt "$kdir/initramfs.cpio.gz" ]; then
-    say "preparing the guest kernel $kernel_package in $kdir"
-    rm -rf "$kdir"
-    mkdir -p "$kdir/deb"
-    (cd "$kdir/deb" && apt-get download "$kernel_package" >/dev/null 2>&1) \
-        || die "apt-get download $kernel_package failed; run apt-get update, or set OFL_RXE_KERNEL_PACKAGE to a linux-image-6.1.0-*-amd64 package that apt-cache policy shows"
-    dpkg-deb -x "$kdir"/deb/*.deb "$kdir/root"
-    mods="$kdir/root/lib/modules/$kernel_version"
-    [ -d "$mods" ] || die "$kernel_package has no lib/modules/$kernel_version"
-    # The package leaves modules.dep to its postinst; busybox's depmod writes one.
-    busybox depmod -b "$kdir/root" "$kernel_version"
-    cp "$kdir/root/boot/vmlinuz-$kernel_version" "$kdir/vmlinuz"
-
-    # Load order: every module after its dependencies, each once.
-    declare -A seen=()
-    order=()
-    visit() {
-        local path="$1" dep
-        [ -n "${seen[$path]:-}" ] && return 0
-        seen[$path]=1
-        local line
-        line="$(grep -E "^$path:" "$mods/modules.dep")" || die "$path is not in $kernel_package's modules.dep"
-        for dep in ${line#*:}; do visit "$dep"; done
-        order+=("$path")
-    }
-    for m in "${modules[@]}"; do
-        path="$(grep -oE "^[^:]*/$m\.ko" "$mods/modules.dep" | head -n1)"
-        [ -n "$path" ] || die "module $m is not in $kernel_package"
-        visit "$path"
-    done
-
-    initramfs="$kdir/initramfs"
-    mkdir -p "$initramfs/bin" "$initramfs/modules"
-    cp /bin/busybox "$initramfs/bin/busybox"
-    [[ "$(ldd /bin/busybox 2>&1 || true)" == *"not a dynamic"* ]] || die "/bin/busybox is not static; install busybox-static"
-    cp "$here/init" "$initramfs/init"
-    chmod 755 "$initramfs/init"
-    : > "$initramfs/modules.list"
-    for path in "${order[@]}"; do
-        cp "$mods/$path" "$initramfs/modules/"
-        basename "$path" >> "$initramfs/modules.list"
-    done
-    (cd "$initramfs" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1 > "$kdir/initramfs.cpio.gz.tmp")
-    mv "$kdir/initramfs.cpio.gz.tmp" "$kdir/initramfs.cpio.gz"
-    rm -rf "$kdir/deb" "$kdir/root"
-    say "guest kernel ready: $(tr '\n' ' ' < "$initramfs/modules.list")"
-fi
+# shellcheck source=kernel.sh
+. "$here/kernel.sh"
+prepare_kernel amd64
 
 # ---- the run ------------------------------------------------------------------------------------
 # softverbs' C tests that run on any device, linked to the system's libibverbs (the c_tests stages).
