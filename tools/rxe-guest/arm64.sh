@@ -40,9 +40,7 @@ prepare_arm64_root() {
         rm -rf "$dir/cache/archives"
         # What the packages' maintainer scripts would have made: awk is an alternative, for mawk.
         ln -sfn mawk "$arm64_root/usr/bin/awk"
-        # Mount points: init mounts proc, sys, dev and tmp, and the checkout and the Maven
-        # repository (the class paths name jars there) at their host paths.
-        mkdir -p "$arm64_root"/{proc,sys,dev,tmp,root} "$arm64_root$repo" "$arm64_root$HOME/.m2"
+        mkdir -p "$arm64_root"/{proc,sys,dev,tmp,root}
         [ -x "$arm64_root/usr/bin/bash" ] && [ -x "$arm64_root/usr/bin/busybox" ] \
             || die "the arm64 root has no bash or busybox"
         # The kernel of the same suite, named once with the root.
@@ -53,5 +51,8 @@ prepare_arm64_root() {
         [ -s "$arm64_root.kernel" ] || die "Debian $arm64_suite (arm64) names no kernel package for linux-image-arm64"
         touch "$arm64_root.ready"
     fi
+    # Mount points for init: the checkout and the Maven repository (the class paths name jars
+    # there) at their host paths, which differ between checkouts.
+    mkdir -p "$arm64_root$repo" "$arm64_root$HOME/.m2"
     arm64_kernel_package="${OFL_PAIR_ARM64_KERNEL_PACKAGE:-$(cat "$arm64_root.kernel")}"
 }
