@@ -46,10 +46,14 @@ for l in "${links[@]}"; do
     else my_ip[$l]="${client_ip[$l]}" peer_ip[$l]="${server_ip[$l]}"; fi
 done
 bench_port=18515
-# The time the other guest may take to reach a mark: a stage of Java under TCG takes minutes.
-mark_wait=$(( 180 * TIME_SCALE ))
+# The time the other guest may take to reach a mark (a stage of Java under TCG takes minutes), and
+# the bounds of one JVM run; all well inside pair.sh's limit for the whole run.
+mark_wait=$(( 120 * TIME_SCALE ))
+java_wait=$(( 60 * TIME_SCALE ))
 
 mark() { touch "$shared/marks/$1"; }
+# give_up: tells the other guest that this one will reach no further mark, so that it stops waiting.
+give_up() { mark "$role.failed"; }
 # await_mark NAME: waits for the other guest's mark NAME; false after $mark_wait s, or at once when
 # the other guest has given up (its "failed" mark).
 await_mark() {
@@ -62,7 +66,9 @@ await_mark() {
 }
 other() { if [ "$role" = server ]; then echo client; else echo server; fi; }
 
-ofl_java() { "$java" --enable-native-access=ALL-UNNAMED -Dofl.verbs.library="$real" "$@"; }
+java_cmd=("$java" --enable-native-access=ALL-UNNAMED -Dofl.verbs.library="$real")
+# run_java SECONDS ARGS...: a JVM run, killed after SECONDS.
+run_java() { timeout "$1" "${java_cmd[@]}" "${@:2}"; }
 check_cp() { echo "$REPO/ofl-check/target/ofl-check-0.1.0-SNAPSHOT.jar:$(cat "$REPO/ofl-check/target/classpath.txt")"; }
 bench_cp() { echo "$REPO/ofl-bench/target/ofl-bench-0.1.0-SNAPSHOT.jar:$(cat "$REPO/ofl-bench/target/classpath.txt")"; }
 
@@ -90,9 +96,9 @@ setup() {
     # made no fragment for it, so the MTU holds end to end.
     for l in "${links[@]}"; do
         # A ping at a time until the first answer: the other guest may still be setting up.
-        local deadline=$(( $(date +%s) + 120 ))
+        local deadline=$(( $(date +%s) + mark_wait ))
         until busybox ping -c 1 -W 2 -I "${netdev[$l]}" "${peer_ip[$l]}" > /dev/null; do
-            [ "$(date +%s)" -lt "$deadline" ] || { echo "no answer from ${peer_ip[$l]} on link $l in 120 s"; return 1; }
+            [ "$(date +%s)" -lt "$deadline" ] || { echo "no answer from ${peer_ip[$l]} on link $l in $mark_wait s"; return 1; }
         done
         local fragments
         fragments="$(ip_counter FragCreates)"
@@ -141,7 +147,7 @@ stage_probe() {
         gid="$(gid_index "${device[$l]}" "${my_ip[$l]}")"
         report="$out/probe-${my_ip[$l]}.json"
         echo "== ofl probe --ip ${my_ip[$l]} --json (expected: ${device[$l]}, GID index $gid, path MTU ${path_mtu[$l]})"
-        ofl_java -cp "$REPO/ofl-probe/target/ofl-probe-0.1.0-SNAPSHOT.jar:$(cat "$REPO/ofl-probe/target/classpath.txt")" \
+        run_java "$java_wait" -cp "$REPO/ofl-probe/target/ofl-probe-0.1.0-SNAPSHOT.jar:$(cat "$REPO/ofl-probe/target/classpath.txt")" \
             dev.ofl.probe.Probe --library "$real" --ip "${my_ip[$l]}" --json > "$report" 2>"$out/probe-${my_ip[$l]}.err"
         status=$?
         cat "$report" "$out/probe-${my_ip[$l]}.err"
@@ -157,20 +163,27 @@ stage_probe() {
 
 # ---- server ------------------------------------------------------------------------------------
 
-# serve_until MARK LOG COMMAND...: runs a server in the background until the client's MARK, then
-# stops it with SIGTERM (which drains it) and waits; true if it stopped cleanly (0, or 143 after its
-# shutdown hook ran on the signal).
+# start_server LOG ARGS...: a JVM with ARGS in the background (the JVM itself, so that signals
+# reach it), its output in LOG.
 declare -a servers=()
 start_server() {
     local log="$1"
     shift
-    "$@" > "$log" 2>&1 &
+    "${java_cmd[@]}" "$@" > "$log" 2>&1 &
     servers+=($!)
 }
+# stop_servers: SIGTERM to each (their shutdown hooks drain them), then a bounded wait; true if
+# each stopped cleanly (0, or 143 after its shutdown hook ran on the signal) in time.
 stop_servers() {
-    local pid status ok=0
+    local pid status ok=0 deadline=$(( $(date +%s) + java_wait ))
     for pid in "${servers[@]}"; do kill -TERM "$pid" 2>/dev/null; done
     for pid in "${servers[@]}"; do
+        while kill -0 "$pid" 2>/dev/null && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.5; done
+        if kill -0 "$pid" 2>/dev/null; then
+            echo "FAIL: server $pid did not stop within $java_wait s of SIGTERM; killed"
+            kill -KILL "$pid" 2>/dev/null
+            ok=1
+        fi
         wait "$pid"
         status=$?
         if [ "$status" -ne 0 ] && [ "$status" -ne 143 ]; then
@@ -182,40 +195,54 @@ stop_servers() {
     return $ok
 }
 
+# await_serving SECONDS PID LOG PATTERN: waits until LOG has a line matching PATTERN while PID
+# lives; false (with LOG shown) if it died or the time ran out.
+await_serving() {
+    local deadline=$(( $(date +%s) + $1 ))
+    until grep -q "$4" "$3"; do
+        if [ "$(date +%s)" -ge "$deadline" ] || ! kill -0 "$2" 2>/dev/null; then
+            cat "$3"
+            return 1
+        fi
+        sleep 0.5
+    done
+}
+
 stage_serve_check() {
-    local l
+    local l i=0
     for l in "${links[@]}"; do
-        start_server "$out/check-serve-$l.txt" ofl_java -cp "$(check_cp)" dev.ofl.check.Check --serve \
+        start_server "$out/check-serve-$l.txt" -cp "$(check_cp)" dev.ofl.check.Check --serve \
             --backend rdma --ip "${my_ip[$l]}" --port "${check_port[$l]}" --library "$real"
     done
     for l in "${links[@]}"; do
-        if ! await_listener "$mark_wait" "${check_port[$l]}"; then
+        if ! await_serving "$java_wait" "${servers[i]}" "$out/check-serve-$l.txt" '^ofl check: listening'; then
             echo "FAIL: ofl check --serve on link $l never listened"
-            cat "$out/check-serve-$l.txt"
             FAILED=$((FAILED + 1))
+            stop_servers
+            give_up
+            return
         fi
+        i=$((i + 1))
     done
     mark check-serving
-    await_mark check-done || FAILED=$((FAILED + 1))
+    await_mark check-done || { FAILED=$((FAILED + 1)); give_up; }
     if stop_servers; then PASSED=$((PASSED + 1)); else FAILED=$((FAILED + 1)); fi
     cat "$out"/check-serve-*.txt
 }
 
 stage_serve_bench() {
-    start_server "$out/bench-server.txt" ofl_java -cp "$(bench_cp)" dev.ofl.bench.run.Bench server \
+    [ -e "$shared/marks/server.failed" ] && { echo "not serving: this guest gave up before"; FAILED=1; return; }
+    start_server "$out/bench-server.txt" -cp "$(bench_cp)" dev.ofl.bench.run.Bench server \
         --bind "${my_ip[A]},${my_ip[B]}" --backend rdma,tcp --wait blocking --port "$bench_port"
-    local deadline=$(( $(date +%s) + mark_wait ))
-    until grep -q '^ready' "$out/bench-server.txt"; do
-        if [ "$(date +%s)" -ge "$deadline" ] || ! kill -0 "${servers[0]}" 2>/dev/null; then
-            echo "FAIL: ofl bench server never became ready"
-            cat "$out/bench-server.txt"
-            FAILED=$((FAILED + 1))
-            return
-        fi
-        sleep 0.5
-    done
+    if ! await_serving "$java_wait" "${servers[0]}" "$out/bench-server.txt" '^ready'; then
+        echo "FAIL: ofl bench server never became ready"
+        FAILED=$((FAILED + 1))
+        stop_servers
+        give_up
+        return
+    fi
     mark bench-serving
-    await_mark bench-done || FAILED=$((FAILED + 1))
+    await_mark bench-done || { FAILED=$((FAILED + 1)); give_up; }
     if stop_servers; then PASSED=$((PASSED + 1)); else FAILED=$((FAILED + 1)); fi
     cat "$out/bench-server.txt"
 }
@@ -223,18 +250,18 @@ stage_serve_bench() {
 # ---- client ------------------------------------------------------------------------------------
 
 # check_link LINK NAME: ofl check --connect over LINK from this host's address on it, into
-# NAME.txt; every link check counts, and each is listed in NAME.each.
+# NAME-LINK.txt; every link check counts, and each is listed in NAME.each.
 check_link() {
-    local l="$1" name="$2" status p f
+    local l="$1" name="$2" status p f report="$out/$2-$1.txt"
     echo "== ofl check --connect --backend rdma --ip ${server_ip[$l]} --local-ip ${my_ip[$l]} (link $l)"
-    ofl_java -cp "$(check_cp)" dev.ofl.check.Check --connect --backend rdma --ip "${server_ip[$l]}" \
-        --local-ip "${my_ip[$l]}" --port "${check_port[$l]}" --library "$real" > "$out/$name.txt" 2>&1
+    run_java $(( 2 * java_wait )) -cp "$(check_cp)" dev.ofl.check.Check --connect --backend rdma --ip "${server_ip[$l]}" \
+        --local-ip "${my_ip[$l]}" --port "${check_port[$l]}" --library "$real" > "$report" 2>&1
     status=$?
-    cat "$out/$name.txt"
-    read -r p f <<< "$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$out/$name.txt" | tail -n1)"
+    cat "$report"
+    read -r p f <<< "$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$report" | tail -n1)"
     PASSED=$((PASSED + ${p:-0}))
     FAILED=$((FAILED + ${f:-0}))
-    grep -E '^(PASS|FAIL) ' "$out/$name.txt" | sed "s/^/link $l: /" >> "$out/$name.each"
+    grep -E '^(PASS|FAIL) ' "$report" | sed "s/^/link $l: /" >> "$out/$name.each"
     if [ "$status" -ne 0 ] && [ "${f:-0}" -eq 0 ]; then
         echo "FAIL: ofl check --connect on link $l exited $status"
         FAILED=$((FAILED + 1))
@@ -242,7 +269,7 @@ check_link() {
 }
 
 stage_check() {
-    await_mark check-serving || { FAILED=1; return; }
+    await_mark check-serving || { FAILED=1; give_up; return; }
     local l
     for l in "${links[@]}"; do check_link "$l" check; done
     grep '^link .: FAIL ' "$out/check.each" > "$out/check.tests"
@@ -272,7 +299,7 @@ bench_run() {
         locals_arg+="${locals_arg:+,}${my_ip[$l]}"
     done
     echo "== ofl bench client over link(s) $*"
-    ofl_java -cp "$(bench_cp)" dev.ofl.bench.run.Bench client --server "$servers_arg" --local "$locals_arg" \
+    run_java $(( 2 * java_wait )) -cp "$(bench_cp)" dev.ofl.bench.run.Bench client --server "$servers_arg" --local "$locals_arg" \
         --port "$bench_port" --backend rdma --wait blocking --cases 184416/24 --request copy --response copy \
         --repeats 1 --iterations 200 --warmup 50 --warmup-ms 0 --timeout-ms $(( 1000 * TIME_SCALE )) \
         --connect-timeout-ms $(( 5000 * TIME_SCALE )) \
@@ -286,7 +313,7 @@ bench_run() {
 bench_p50() { awk -v l="$2" '$1 == l && $2 == "184416/24" && NF >= 10 { print $9; exit }' "$1"; }
 
 stage_bench() {
-    await_mark bench-serving || { FAILED=1; mark bench-done; return; }
+    await_mark bench-serving || { FAILED=1; give_up; return; }
     # Both links at once (the seed's A/B table), then link A alone: the ratio of A's p50 is what
     # running the second link at the same time costs the first (here mostly the one emulated CPU
     # of each guest, which both links share; on the seed's hosts, one CPU per link).

@@ -9,10 +9,11 @@
 # at once. Called by `./ofl test-pair`, which builds first; see tools/rxe-guest/README.md.
 #
 # Environment: OFL_RXE_CACHE, OFL_RXE_KERNEL_PACKAGE and OFL_RXE_TIME_SCALE as for run.sh;
+#   OFL_PAIR_SERVER_ARCH          amd64 (default) or arm64
 #   OFL_PAIR_CLIENT_ARCH          arm64 (default) or amd64
 #   OFL_PAIR_ARM64_SUITE          the Debian suite of the arm64 guest (default trixie: OpenJDK 25)
 #   OFL_PAIR_ARM64_KERNEL_PACKAGE its kernel package (default: what linux-image-arm64 depends on)
-#   OFL_PAIR_TIMEOUT              seconds before both guests are killed (default 1800)
+#   OFL_PAIR_TIMEOUT              seconds before both guests are killed (default 3000; a run takes about 500)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -22,24 +23,32 @@ die() { say "$*"; exit 1; }
 
 [ -n "${JAVA_HOME:-}" ] || die "JAVA_HOME is not set; run this through ./ofl test-pair"
 cache="${OFL_RXE_CACHE:-$HOME/.cache/ofl-rxe}"
-# The server guest is x86-64 and runs the host's root; the client guest is aarch64 (the seed's
-# Spark side) with a root of Debian's arm64 packages, or with OFL_PAIR_CLIENT_ARCH=amd64 x86-64 too.
-client_arch="${OFL_PAIR_CLIENT_ARCH:-arm64}"
-case "$client_arch" in amd64|arm64) ;; *) die "OFL_PAIR_CLIENT_ARCH is amd64 or arm64, not $client_arch" ;; esac
+# The server guest (the seed's x86 host) is x86-64 and the client guest (its Spark side) aarch64;
+# OFL_PAIR_SERVER_ARCH and OFL_PAIR_CLIENT_ARCH (amd64 or arm64) change either, e.g. to serve from
+# the aarch64 end. An x86-64 guest runs the host's root, an aarch64 one a root of Debian's arm64
+# packages (arm64.sh).
+declare -A guest_arch=([server]="${OFL_PAIR_SERVER_ARCH:-amd64}" [client]="${OFL_PAIR_CLIENT_ARCH:-arm64}") \
+    guest_kdir=()
 # shellcheck source=kernel.sh
 . "$here/kernel.sh"
-declare -A guest_kdir=() guest_arch=([server]=amd64 [client]="$client_arch")
-if [ "$client_arch" = arm64 ]; then
-    command -v qemu-system-aarch64 >/dev/null || die "qemu-system-aarch64 is missing: apt-get install qemu-system-arm"
-    # shellcheck source=arm64.sh
-    . "$here/arm64.sh"
-    prepare_arm64_root
-    prepare_kernel arm64
-    guest_kdir[client]="$kdir"
-fi
-prepare_kernel amd64
-guest_kdir[server]="$kdir"
-[ -n "${guest_kdir[client]:-}" ] || guest_kdir[client]="$kdir"
+for role in server client; do
+    case "${guest_arch[$role]}" in
+    amd64)
+        prepare_kernel amd64
+        ;;
+    arm64)
+        command -v qemu-system-aarch64 >/dev/null || die "qemu-system-aarch64 is missing: apt-get install qemu-system-arm"
+        # shellcheck source=arm64.sh
+        . "$here/arm64.sh"
+        prepare_arm64_root
+        prepare_kernel arm64
+        ;;
+    *)
+        die "OFL_PAIR_SERVER_ARCH and OFL_PAIR_CLIENT_ARCH are amd64 or arm64, not ${guest_arch[$role]}"
+        ;;
+    esac
+    guest_kdir[$role]="$kdir"
+done
 
 work="$repo/target/rxe-pair"
 out="$work/out"
@@ -95,18 +104,18 @@ boot() {
         | grep --line-buffered -E '^(rxe-init|rxe-guest)' | sed -u "s/^rxe-init:/rxe-init $role:/" >&2 &
 }
 
-say "booting two guests (server x86-64, client ${client_arch/amd64/x86-64}; TCG, 1 vCPU each) joined by links A (MTU 9000) and B (MTU 1500) over UDP ports $base-$((base + 3))"
+say "booting two guests (server ${guest_arch[server]}, client ${guest_arch[client]}; TCG, 1 vCPU each) joined by links A (MTU 9000) and B (MTU 1500) over UDP ports $base-$((base + 3))"
 start=$(date +%s)
 boot server 52:54:00:57:01:01 52:54:00:57:02:01
 boot client 52:54:00:57:01:02 52:54:00:57:02:02
-limit="${OFL_PAIR_TIMEOUT:-1800}"
+limit="${OFL_PAIR_TIMEOUT:-3000}"
 ( trap 'kill "${sleeper:-}" 2>/dev/null; exit 0' TERM
   sleep "$limit" & sleeper=$!
   wait "$sleeper" && kill "${pids[server]}" "${pids[client]}" 2>/dev/null && say "the guests ran longer than $limit s: killed" ) &
 watchdog=$!
-status=0
+declare -A status=([server]=0 [client]=0)
 for role in server client; do
-    wait "${pids[$role]}" || status=$?
+    wait "${pids[$role]}" || status[$role]=$?
 done
 kill "$watchdog" 2>/dev/null || true
 wait "$watchdog" 2>/dev/null || true
@@ -120,10 +129,15 @@ for role in server client; do
             printf '%s %s: %d passed, %d failed (%s s)\n' "$role" "$stage" "$p" "$f" "$seconds"
             passed=$((passed + p))
             failed=$((failed + f))
+            if [ "$f" -ne 0 ] && [ -f "$out/$role/$stage.log" ]; then
+                echo "---- the last lines of $role's $stage.log ----"
+                tail -n 40 "$out/$role/$stage.log"
+                echo "----"
+            fi
         done < "$out/$role/results"
     fi
     if [ ! -f "$out/$role/done" ]; then
-        printf '%s: 0 passed, 1 failed (the guest did not finish; qemu exit %d after %d s)\n' "$role" "$status" "$elapsed"
+        printf '%s: 0 passed, 1 failed (the guest did not finish; qemu exit %d after %d s)\n' "$role" "${status[$role]}" "$elapsed"
         failed=$((failed + 1))
     fi
 done

@@ -180,7 +180,8 @@ public final class Check implements Callable<Integer> {
     /** The mutually exclusive split modes. */
     static final class Mode {
         @Option(names = "--serve", description = "Only serve the link checks on --ip:--port until stopped "
-                + "(SIGTERM or Ctrl-C drain and stop it); logs each handshake it drops or refuses on standard error.")
+                + "(SIGTERM or Ctrl-C drain and stop it); logs the handshakes it drops or refuses on standard error"
+                + " (repeats counted and summarised).")
         boolean serve;
 
         @Option(names = "--connect", description = "Only run the link checks against a --serve on --ip:--port.")

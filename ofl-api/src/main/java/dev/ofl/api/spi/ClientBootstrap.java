@@ -20,6 +20,7 @@ import java.net.StandardSocketOptions;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.SocketChannel;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import javax.crypto.Mac;
 
@@ -37,7 +38,7 @@ public final class ClientBootstrap {
      * The local address the bootstrap connection leaves from: the configured one, else the one
      * the host's routing chooses for the server, found with a connected datagram socket (which
      * sends nothing). A transport that must build its endpoint for that address (an RDMA device
-     * and GID) does so before {@link #open(ClientConfig, InetAddress)}.
+     * and GID) does so before {@link #open(ClientConfig, InetAddress, Duration)}.
      *
      * @param config the client's settings
      * @return the address to connect from
@@ -63,21 +64,23 @@ public final class ClientBootstrap {
      * @throws IOException if the connection cannot be made
      */
     public static SocketChannel open(ClientConfig config) throws IOException {
-        return open(config, config.localAddress());
+        return open(config, config.localAddress(), config.connectTimeout());
     }
 
     /**
      * Opens the bootstrap connection from {@code local}, as {@link #open(ClientConfig)} does from
      * the configured local address: for a transport that prepared its endpoint for the address
      * {@link #sourceAddress(ClientConfig)} named before connecting, so that its HELLO can follow
-     * the connect at once (a server drops a handshake whose HELLO is late, docs/PROTOCOL.md 3.4).
+     * the connect at once (a server drops a handshake whose HELLO is late, docs/PROTOCOL.md 3.4),
+     * and whose preparation took part of the connect timeout.
      *
      * @param config the client's settings
      * @param local the address to connect from, or {@code null} for the one routing chooses
+     * @param timeout the bound of the TCP connect: what is left of the connect timeout
      * @return a connected channel in blocking mode
      * @throws IOException if the connection cannot be made
      */
-    public static SocketChannel open(ClientConfig config, InetAddress local) throws IOException {
+    public static SocketChannel open(ClientConfig config, InetAddress local, Duration timeout) throws IOException {
         SocketChannel channel = SocketFamily.connecting(config.server().getAddress(), local);
         try {
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
@@ -89,7 +92,7 @@ public final class ClientBootstrap {
             }
             // Saturated: Socket.connect takes an int of milliseconds (about 24.8 days at most).
             channel.socket().connect(config.server(),
-                    Math.clamp(TimeUnit.MILLISECONDS.convert(config.connectTimeout()), 1, Integer.MAX_VALUE));
+                    Math.clamp(TimeUnit.MILLISECONDS.convert(timeout), 1, Integer.MAX_VALUE));
             return channel;
         } catch (IOException | RuntimeException e) {
             BootstrapIo.closeQuietly(channel);
@@ -213,9 +216,10 @@ public final class ClientBootstrap {
             frame = BootstrapIo.readFully(channel, Bootstrap.FRAME_LENGTH, deadlineNs, clock);
         } catch (EOFException e) {
             // Not a word: the server dropped the handshake, and only its log says why.
-            EOFException named = new EOFException(e.getMessage() + "; the server closed it without answering the HELLO,"
-                    + " as it does when the HELLO arrives after its bootstrap timeout (ServerConfig.bootstrapTimeout,"
-                    + " counted from its accept) or when it is shutting down; its log names which");
+            EOFException named = new EOFException(e.getMessage() + "; the server closed it without an answer, as it"
+                    + " does when the HELLO (or the authentication proof) arrives after its bootstrap timeout"
+                    + " (ServerConfig.bootstrapTimeout, counted from its accept) or when it cannot set up the"
+                    + " connection; its log says which");
             named.initCause(e);
             throw named;
         }

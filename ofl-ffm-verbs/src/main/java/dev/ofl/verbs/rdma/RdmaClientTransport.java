@@ -32,7 +32,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
 import java.nio.channels.SocketChannel;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import org.slf4j.Logger;
@@ -182,7 +184,13 @@ final class RdmaClientTransport implements ClientTransport {
                             + Errno.describe(rc));
                 }
             }
-            channel = ClientBootstrap.open(config, local);
+            // The set-up took part of the connect timeout; the TCP connect gets what is left.
+            long leftNs = deadlineNs - config.clock().nanoTime();
+            if (leftNs <= 0) {
+                throw new SocketTimeoutException("the RDMA set-up took the whole connect timeout ("
+                        + config.connectTimeout() + ") before the TCP connect");
+            }
+            channel = ClientBootstrap.open(config, local, Duration.ofNanos(leftNs));
             Bootstrap.Endpoint hello = created.endpoint(new Bootstrap.Endpoint(RefusalCode.ACCEPTED,
                     TransportKind.RDMA, config.serviceName(), limits, 0, 0, null, 0, 0, 0, "", PayloadRead.offer()),
                     ring.address(), ringMr.rkey());
