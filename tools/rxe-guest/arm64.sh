@@ -11,16 +11,16 @@ arm64_suite="${OFL_PAIR_ARM64_SUITE:-trixie}"
 arm64_packages=(bash coreutils grep sed mawk iproute2 ibverbs-utils ibverbs-providers libibverbs1
                 openjdk-25-jre-headless busybox-static)
 
-arm64_apt() {
-    local dir="$cache/arm64-apt"
-    apt-get -o "Dir::Etc::SourceList=$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null \
-        -o "Dir::State=$dir/state" -o "Dir::State::Lists=$dir/lists" -o "Dir::State::Status=$dir/status" \
-        -o "Dir::Cache=$dir/cache" -o "Dir::Log=$dir/log" -o APT::Architecture=arm64 -o APT::Architectures::=arm64 \
-        -o Debug::NoLocking=1 -o APT::Sandbox::User=root "$@"
-}
+arm64_apt_dir="$cache/arm64-apt"
+# The private configuration: its own sources, lists, cache and (empty) status, arm64 only.
+arm64_apt_options=(-o "Dir::Etc::SourceList=$arm64_apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
+    -o "Dir::State=$arm64_apt_dir/state" -o "Dir::State::Lists=$arm64_apt_dir/lists"
+    -o "Dir::State::Status=$arm64_apt_dir/status" -o "Dir::Cache=$arm64_apt_dir/cache" -o "Dir::Log=$arm64_apt_dir/log"
+    -o APT::Architecture=arm64 -o APT::Architectures::=arm64 -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+arm64_apt() { apt-get "${arm64_apt_options[@]}" "$@"; }
 
 prepare_arm64_root() {
-    local dir="$cache/arm64-apt" stamp
+    local dir="$arm64_apt_dir" stamp
     # Bump the 2 when the preparation below changes, so that a cached root is made again.
     stamp="$(printf '%s\n' 2 "$arm64_suite" "${arm64_packages[@]}" | md5sum | cut -c1-12)"
     arm64_root="$cache/arm64-root-$stamp"
@@ -44,9 +44,7 @@ prepare_arm64_root() {
         [ -x "$arm64_root/usr/bin/bash" ] && [ -x "$arm64_root/usr/bin/busybox" ] \
             || die "the arm64 root has no bash or busybox"
         # The kernel of the same suite, named once with the root.
-        apt-cache -o "Dir::Etc::SourceList=$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null \
-            -o "Dir::State::Lists=$dir/lists" -o "Dir::State::Status=$dir/status" -o "Dir::Cache=$dir/cache" \
-            -o APT::Architecture=arm64 -o APT::Architectures::=arm64 depends linux-image-arm64 \
+        apt-cache "${arm64_apt_options[@]}" depends linux-image-arm64 \
             | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-arm64\)$/\1/p' | head -n1 > "$arm64_root.kernel"
         [ -s "$arm64_root.kernel" ] || die "Debian $arm64_suite (arm64) names no kernel package for linux-image-arm64"
         touch "$arm64_root.ready"

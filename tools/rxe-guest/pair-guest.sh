@@ -208,15 +208,15 @@ await_serving() {
     done
 }
 
-stage_serve_check() {
-    local l i=0
-    for l in "${links[@]}"; do
-        start_server "$out/check-serve-$l.txt" -cp "$(check_cp)" dev.ofl.check.Check --serve \
-            --backend rdma --ip "${my_ip[$l]}" --port "${check_port[$l]}" --library "$real"
-    done
-    for l in "${links[@]}"; do
-        if ! await_serving "$java_wait" "${servers[i]}" "$out/check-serve-$l.txt" '^ofl check: listening'; then
-            echo "FAIL: ofl check --serve on link $l never listened"
+# serve_until PATTERN READY DONE LOG...: once each server started (in start order, one LOG each)
+# has printed a line matching PATTERN, marks READY, serves until the client's DONE, then stops them;
+# one pass if all stopped cleanly.
+serve_until() {
+    local pattern="$1" ready="$2" done="$3" i=0 log
+    shift 3
+    for log in "$@"; do
+        if ! await_serving "$java_wait" "${servers[i]}" "$log" "$pattern"; then
+            echo "FAIL: the server logging to $log never printed '$pattern'"
             FAILED=$((FAILED + 1))
             stop_servers
             give_up
@@ -224,27 +224,26 @@ stage_serve_check() {
         fi
         i=$((i + 1))
     done
-    mark check-serving
-    await_mark check-done || { FAILED=$((FAILED + 1)); give_up; }
+    mark "$ready"
+    await_mark "$done" || { FAILED=$((FAILED + 1)); give_up; }
     if stop_servers; then PASSED=$((PASSED + 1)); else FAILED=$((FAILED + 1)); fi
-    cat "$out"/check-serve-*.txt
+    cat "$@"
+}
+
+stage_serve_check() {
+    local l
+    for l in "${links[@]}"; do
+        start_server "$out/check-serve-$l.txt" -cp "$(check_cp)" dev.ofl.check.Check --serve \
+            --backend rdma --ip "${my_ip[$l]}" --port "${check_port[$l]}" --library "$real"
+    done
+    serve_until '^ofl check: listening' check-serving check-done "$out/check-serve-A.txt" "$out/check-serve-B.txt"
 }
 
 stage_serve_bench() {
     [ -e "$shared/marks/server.failed" ] && { echo "not serving: this guest gave up before"; FAILED=1; return; }
     start_server "$out/bench-server.txt" -cp "$(bench_cp)" dev.ofl.bench.run.Bench server \
         --bind "${my_ip[A]},${my_ip[B]}" --backend rdma,tcp --wait blocking --port "$bench_port"
-    if ! await_serving "$java_wait" "${servers[0]}" "$out/bench-server.txt" '^ready'; then
-        echo "FAIL: ofl bench server never became ready"
-        FAILED=$((FAILED + 1))
-        stop_servers
-        give_up
-        return
-    fi
-    mark bench-serving
-    await_mark bench-done || { FAILED=$((FAILED + 1)); give_up; }
-    if stop_servers; then PASSED=$((PASSED + 1)); else FAILED=$((FAILED + 1)); fi
-    cat "$out/bench-server.txt"
+    serve_until '^ready' bench-serving bench-done "$out/bench-server.txt"
 }
 
 # ---- client ------------------------------------------------------------------------------------
